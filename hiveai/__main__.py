@@ -1,0 +1,3 @@
+from hiveai.cli import main
+
+main()

@@ -1,0 +1,29 @@
+"""Exceptions raised by the public API.
+
+Every message names the problem in words a Hive player understands; the UHP
+server prints them after ``err`` or ``invalidmove`` unchanged.
+"""
+
+
+class HiveError(ValueError):
+    """Base class of every error hiveai raises for bad input."""
+
+
+class GameTypeError(HiveError):
+    """An unknown or malformed GameTypeString (e.g. ``Base+X``)."""
+
+
+class GameStringError(HiveError):
+    """A malformed GameString, or one whose move list cannot be replayed."""
+
+
+class MoveStringError(HiveError):
+    """A MoveString that does not parse, or names pieces that cannot be used."""
+
+
+class IllegalMoveError(HiveError):
+    """A well-formed move that the rules forbid in the current position."""
+
+
+class GameOverError(HiveError):
+    """A move was asked for after the game ended."""

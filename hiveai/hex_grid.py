@@ -1,0 +1,75 @@
+"""The hex plane as a 32 x 32 torus of cells, and why that is exact.
+
+Cells use axial coordinates (q, r) with the board drawn pointy-top (rows are
+horizontal, as in MzingaViewer). A cell's index is ``(q + 32*r) mod 1024``, so a
+neighbour is a constant index offset and wrapping is a single ``& 1023``.
+
+Why a torus is safe here: the index map sends two plane cells to the same
+index, or makes them look adjacent, only when they differ by a vector
+``(32a, r)`` with ``a + r = 0 (mod 32)`` (plus at most one step). Every such
+vector has hex length >= 32. Hive never has more than 28 pieces and they always
+form one connected group, so any two pieces are at most 27 steps apart and any
+two cells a move can touch (pieces and their neighbours) at most 29 apart.
+Nothing a legal position or move looks at can alias, however the hive is
+stretched or wherever it drifts; there is no edge to fall off.
+
+Directions are numbered clockwise starting north-west, matching Mzinga's
+reference search order (NW, NE, E, SE, SW, W). For a step in direction ``d``
+the two cells flanking the edge crossed are in directions ``d-1`` and ``d+1``
+(mod 6) from the start cell: the "gate" the Freedom to Move rule looks at.
+"""
+
+import numpy as np
+
+GRID_BITS = 5
+GRID = 1 << GRID_BITS  # 32: > 29 cells, the widest span a legal hive can touch
+N_CELLS = GRID * GRID
+CELL_MASK = N_CELLS - 1
+
+NW, NE, E, SE, SW, W = range(6)
+# (dq, dr) of each direction; pointy-top axial coordinates.
+DIR_QR = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))
+# Index offset of each direction (wrap with & CELL_MASK).
+DIR_OFFSET = tuple(dq + GRID * dr for dq, dr in DIR_QR)
+DIR_OFFSETS = np.array(DIR_OFFSET, dtype=np.int64)
+
+# White's first piece goes here. Any cell would do on a torus; the middle keeps
+# debug printouts readable.
+ORIGIN = GRID // 2 + GRID * (GRID // 2)
+
+
+def neighbour(cell: int, d: int) -> int:
+    """Index of the neighbour of ``cell`` in direction ``d`` (plain Python)."""
+    return (cell + DIR_OFFSET[d]) & CELL_MASK
+
+
+def direction_between(a: int, b: int) -> int:
+    """Direction from cell ``a`` to adjacent cell ``b``, or -1 if not adjacent."""
+    for d in range(6):
+        if neighbour(a, d) == b:
+            return d
+    return -1
+
+
+def layout(cells: list[int]) -> dict[int, tuple[int, int]]:
+    """Unwrapped (q, r) coordinates for a connected set of cells.
+
+    Walks the group breadth-first from its first cell, so coordinates are
+    exact however far the hive has drifted or stretched on the torus.
+    """
+    if not cells:
+        return {}
+    wanted = set(cells)
+    start = cells[0]
+    out = {start: (0, 0)}
+    todo = [start]
+    while todo:
+        c = todo.pop()
+        q, r = out[c]
+        for d in range(6):
+            n = neighbour(c, d)
+            if n in wanted and n not in out:
+                dq, dr = DIR_QR[d]
+                out[n] = (q + dq, r + dr)
+                todo.append(n)
+    return out

@@ -1,0 +1,492 @@
+"""Legal move generation for every bug, all eight game types.
+
+``generate_moves(b, ws, moves, n)`` appends every legal move of the side to
+move to ``moves[n:]`` and returns the new end. Each (piece, destination) pair
+appears once, however many ways lead there (a mosquito copying two bugs, a
+ladybug's several paths, a piece that can walk or be thrown to the same cell),
+which is what UHP's ``validmoves`` and the reference perft counts expect.
+
+The rules, as Mzinga and nokamute implement them (uhp.md section 3):
+
+* Placement: after each side's first piece, a new piece must touch a
+  friendly stack and no enemy stack; a stack's colour is its top piece's.
+  Numbered bugs are placed in order. Tournament opening: no queen on either
+  side's first turn; the queen is forced on the fourth turn if still in hand.
+* Nothing moves, and no pillbug power is used, before that side's queen is
+  down. The piece moved on the last ply (stunned) cannot move or be thrown.
+* One Hive: a ground piece whose removal splits the hive is pinned. Pins
+  come from one articulation-point pass (Tarjan) per position, not from
+  trial removals.
+* Slides (queen, pillbug, spider, ant): a step from A to empty B crosses the
+  edge between two flank cells. Exactly one flank must be occupied: both
+  occupied is a gate (Freedom to Move), neither means the piece would lose
+  touch with the hive.
+* Climbing steps (beetle, ladybug, mosquito as beetle, pillbug throws) compare
+  heights: with h_src the mover's stack after it lifts off and h_dst the target
+  stack, the step is gated when both flanks are taller than both.
+
+Scratch space lives in ``ws`` (see WS_* offsets) so nothing is allocated per
+node. Cells are marked with ever-increasing stamps to avoid clearing arrays.
+"""
+
+import numpy as np
+from numba import njit
+
+from hiveai.bug import (
+    ANT,
+    BEETLE,
+    EXP_LADYBUG,
+    EXP_MOSQUITO,
+    EXP_PILLBUG,
+    GRASSHOPPER,
+    KIND_COUNT,
+    KIND_FIRST,
+    LADYBUG,
+    MOSQUITO,
+    N_KINDS,
+    N_PIECES,
+    PIECE_KIND,
+    PIECES_PER_COLOUR,
+    PILLBUG,
+    QUEEN,
+    SPIDER,
+)
+from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS, ORIGIN
+from hiveai.position import GAME_TYPE, HEIGHT, LAST_MOVED, LEVEL, PLY, POS, TOP, PASS
+
+# Workspace layout (int32).
+WS_STAMP = 0  # the current stamp
+WS_MARK = 1  # per cell: stamp of the last time it was marked
+WS_PIN = WS_MARK + N_CELLS  # per piece: stamp of the pass that found it pinned
+WS_DISC = WS_PIN + N_PIECES  # per piece: DFS discovery time (Tarjan)
+WS_LOW = WS_DISC + N_PIECES  # per piece: low-link
+WS_DFS_CELL = WS_LOW + N_PIECES  # explicit DFS stack: cell
+WS_DFS_DIR = WS_DFS_CELL + N_PIECES + 1  # explicit DFS stack: next direction
+WS_PLACEABLE = WS_DFS_DIR + N_PIECES + 1  # pieces that may be placed now
+WS_QUEUE = WS_PLACEABLE + N_KINDS  # ant flood fill / placement cell list
+WS_SIZE = WS_QUEUE + N_CELLS
+
+# Upper bound on the legal moves of one position, with margin: 14 pieces
+# moving to at most ~6*28 cells each plus placements of 7 bugs on those cells.
+MAX_MOVES = 4096
+
+KIND = np.array(PIECE_KIND * 2, dtype=np.int64)
+_KIND_FIRST = np.array(KIND_FIRST, dtype=np.int64)
+_KIND_COUNT = np.array(KIND_COUNT, dtype=np.int64)
+# Expansion bit needed for each kind (0 = always in play).
+_KIND_EXP = np.array([0, 0, 0, 0, 0, EXP_MOSQUITO, EXP_LADYBUG, EXP_PILLBUG], dtype=np.int64)
+
+
+def new_workspace() -> np.ndarray:
+    return np.zeros(WS_SIZE, dtype=np.int32)
+
+
+@njit(cache=True, inline="always")
+def _nb(cell, d):
+    return (cell + DIR_OFFSET[d]) & CELL_MASK
+
+
+@njit(cache=True)
+def _new_stamp(ws):
+    s = ws[WS_STAMP] + 1
+    if s >= 2_000_000_000:
+        # Stamps are about to overflow: clear every stamped array once.
+        ws[WS_MARK : WS_MARK + N_CELLS + N_PIECES] = 0
+        s = 1
+    ws[WS_STAMP] = s
+    return s
+
+
+@njit(cache=True, inline="always")
+def _can_slide(b, cell, d):
+    """Freedom to move plus contact: exactly one flank of the edge is occupied."""
+    left = b[HEIGHT + _nb(cell, (d + 5) % 6)] > 0
+    right = b[HEIGHT + _nb(cell, (d + 1) % 6)] > 0
+    return left != right
+
+
+@njit(cache=True, inline="always")
+def _can_climb(b, cell, d, h_src, h_dst):
+    """Beetle-gate test for a step between stacks of heights h_src and h_dst."""
+    hl = b[HEIGHT + _nb(cell, (d + 5) % 6)]
+    hr = b[HEIGHT + _nb(cell, (d + 1) % 6)]
+    if h_src == 0 and h_dst == 0 and hl == 0 and hr == 0:
+        return False  # a ground step with no flank would leave the hive
+    return min(hl, hr) <= max(h_src, h_dst)
+
+
+@njit(cache=True, inline="always")
+def _add(ws, stamp, moves, n, piece, dest):
+    """Append (piece, dest) unless this piece already has it (same stamp)."""
+    if ws[WS_MARK + dest] != stamp:
+        ws[WS_MARK + dest] = stamp
+        moves[n] = (piece << 10) | dest
+        n += 1
+    return n
+
+
+# --- One Hive ---------------------------------------------------------------
+
+
+@njit(cache=True)
+def find_pinned(b, ws, root):
+    """Mark every piece that is an articulation point of the hive.
+
+    Iterative Tarjan over occupied cells, linear in the number of stacks.
+    A pinned piece is the one at the bottom of its cell; only single-piece
+    cells matter for movement (a piece on top never splits the hive, one
+    underneath cannot move anyway). Returns the stamp that marks pins in
+    ``ws[WS_PIN + piece]``.
+    """
+    stamp = _new_stamp(ws)
+    for p in range(N_PIECES):
+        ws[WS_DISC + p] = 0
+    rootp = b[TOP + root]
+    t = 1
+    ws[WS_DISC + rootp] = t
+    ws[WS_LOW + rootp] = t
+    ws[WS_DFS_CELL] = root
+    ws[WS_DFS_DIR] = 0
+    sp = 1
+    root_children = 0
+    while sp > 0:
+        c = ws[WS_DFS_CELL + sp - 1]
+        d = ws[WS_DFS_DIR + sp - 1]
+        cp = b[TOP + c]
+        if d < 6:
+            ws[WS_DFS_DIR + sp - 1] = d + 1
+            nc = _nb(c, d)
+            if b[HEIGHT + nc] == 0:
+                continue
+            np_ = b[TOP + nc]
+            if ws[WS_DISC + np_] == 0:
+                t += 1
+                ws[WS_DISC + np_] = t
+                ws[WS_LOW + np_] = t
+                ws[WS_DFS_CELL + sp] = nc
+                ws[WS_DFS_DIR + sp] = 0
+                sp += 1
+                if sp == 2:
+                    root_children += 1
+            elif ws[WS_DISC + np_] < ws[WS_LOW + cp]:
+                # Back edge (or the edge to the parent: harmless for the
+                # articulation test, which compares low[child] >= disc[parent]).
+                ws[WS_LOW + cp] = ws[WS_DISC + np_]
+        else:
+            sp -= 1
+            if sp > 0:
+                pc = ws[WS_DFS_CELL + sp - 1]
+                pp = b[TOP + pc]
+                if ws[WS_LOW + cp] < ws[WS_LOW + pp]:
+                    ws[WS_LOW + pp] = ws[WS_LOW + cp]
+                if sp > 1 and ws[WS_LOW + cp] >= ws[WS_DISC + pp]:
+                    ws[WS_PIN + pp] = stamp
+    if root_children > 1:
+        ws[WS_PIN + rootp] = stamp
+    return stamp
+
+
+# --- Bugs -------------------------------------------------------------------
+# Each generator runs with the mover already lifted off its cell (its stack
+# one lower), appends its destinations and returns the new end of ``moves``.
+
+
+@njit(cache=True)
+def _slide_one(b, ws, stamp, moves, n, p, src):
+    """Queen and pillbug: one sliding step."""
+    for d in range(6):
+        dst = _nb(src, d)
+        if b[HEIGHT + dst] == 0 and _can_slide(b, src, d):
+            n = _add(ws, stamp, moves, n, p, dst)
+    return n
+
+
+@njit(cache=True)
+def _spider(b, ws, stamp, moves, n, p, src):
+    """Exactly three sliding steps, never revisiting a cell (start included)."""
+    for d1 in range(6):
+        c1 = _nb(src, d1)
+        if b[HEIGHT + c1] != 0 or not _can_slide(b, src, d1):
+            continue
+        for d2 in range(6):
+            c2 = _nb(c1, d2)
+            if c2 == src or b[HEIGHT + c2] != 0 or not _can_slide(b, c1, d2):
+                continue
+            for d3 in range(6):
+                c3 = _nb(c2, d3)
+                if c3 == src or c3 == c1 or b[HEIGHT + c3] != 0 or not _can_slide(b, c2, d3):
+                    continue
+                n = _add(ws, stamp, moves, n, p, c3)
+    return n
+
+
+@njit(cache=True)
+def _ant(b, ws, stamp, moves, n, p, src):
+    """Any number of sliding steps: flood fill of the reachable empty cells."""
+    ws[WS_MARK + src] = stamp  # never a destination
+    ws[WS_QUEUE] = src
+    head, tail = 0, 1
+    while head < tail:
+        c = ws[WS_QUEUE + head]
+        head += 1
+        for d in range(6):
+            nc = _nb(c, d)
+            if ws[WS_MARK + nc] != stamp and b[HEIGHT + nc] == 0 and _can_slide(b, c, d):
+                ws[WS_MARK + nc] = stamp
+                ws[WS_QUEUE + tail] = nc
+                tail += 1
+                moves[n] = (p << 10) | nc
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _grasshopper(b, ws, stamp, moves, n, p, src):
+    """Jump in a straight line over one or more stacks to the first gap."""
+    for d in range(6):
+        c = _nb(src, d)
+        if b[HEIGHT + c] == 0:
+            continue
+        while b[HEIGHT + c] != 0:
+            c = _nb(c, d)
+        n = _add(ws, stamp, moves, n, p, c)
+    return n
+
+
+@njit(cache=True)
+def _beetle(b, ws, stamp, moves, n, p, src):
+    """One step in any direction, onto or off stacks, gate-checked by height."""
+    h_src = b[HEIGHT + src]
+    for d in range(6):
+        dst = _nb(src, d)
+        if _can_climb(b, src, d, h_src, b[HEIGHT + dst]):
+            n = _add(ws, stamp, moves, n, p, dst)
+    return n
+
+
+@njit(cache=True)
+def _ladybug(b, ws, stamp, moves, n, p, src):
+    """Two climbing steps over the hive, then one step down to an empty cell."""
+    for d1 in range(6):
+        c1 = _nb(src, d1)
+        h1 = b[HEIGHT + c1]
+        if h1 == 0 or not _can_climb(b, src, d1, 0, h1):
+            continue
+        for d2 in range(6):
+            c2 = _nb(c1, d2)
+            h2 = b[HEIGHT + c2]
+            if h2 == 0 or not _can_climb(b, c1, d2, h1, h2):
+                continue
+            for d3 in range(6):
+                c3 = _nb(c2, d3)
+                if c3 == src or b[HEIGHT + c3] != 0 or not _can_climb(b, c2, d3, h2, 0):
+                    continue
+                n = _add(ws, stamp, moves, n, p, c3)
+    return n
+
+
+@njit(cache=True)
+def _moves_as(b, ws, stamp, moves, n, p, src, kind):
+    """Destinations of piece p moving like ``kind`` (never MOSQUITO)."""
+    if kind == QUEEN or kind == PILLBUG:
+        return _slide_one(b, ws, stamp, moves, n, p, src)
+    if kind == SPIDER:
+        return _spider(b, ws, stamp, moves, n, p, src)
+    if kind == BEETLE:
+        return _beetle(b, ws, stamp, moves, n, p, src)
+    if kind == GRASSHOPPER:
+        return _grasshopper(b, ws, stamp, moves, n, p, src)
+    if kind == ANT:
+        return _ant(b, ws, stamp, moves, n, p, src)
+    if kind == LADYBUG:
+        return _ladybug(b, ws, stamp, moves, n, p, src)
+    return n
+
+
+@njit(cache=True)
+def _mosquito(b, ws, stamp, moves, n, p, src):
+    """Moves of every bug on top of a neighbouring stack; on the hive, beetle only."""
+    if b[LEVEL + p] > 0:
+        return _beetle(b, ws, stamp, moves, n, p, src)
+    seen = 0
+    for d in range(6):
+        q = b[TOP + _nb(src, d)]
+        if q >= 0:
+            seen |= 1 << KIND[q]
+    if seen & (1 << ANT):
+        # The ant's flood fill runs first, on clean marks, and reaches every
+        # cell a queen, pillbug or spider could slide to: skip those.
+        n = _ant(b, ws, stamp, moves, n, p, src)
+        seen &= ~((1 << QUEEN) | (1 << PILLBUG) | (1 << SPIDER))
+    elif seen & (1 << PILLBUG):
+        seen = (seen | (1 << QUEEN)) & ~(1 << PILLBUG)  # same single slide
+    for k in (QUEEN, SPIDER, BEETLE, GRASSHOPPER, LADYBUG):
+        if (seen >> k) & 1:
+            n = _moves_as(b, ws, stamp, moves, n, p, src, k)
+    return n
+
+
+@njit(cache=True)
+def _throws(b, ws, stamp, moves, n, x, xcell, thrower):
+    """Pillbug power: lift x onto the thrower's cell, drop it on an empty neighbour."""
+    d_up = -1
+    for d in range(6):
+        if _nb(xcell, d) == thrower:
+            d_up = d
+    if d_up < 0:
+        return n
+    # x is lifted: its cell is empty for every gate test below. The thrower's
+    # stack is one high (throwers are never covered).
+    if not _can_climb(b, xcell, d_up, 0, 1):
+        return n
+    for d in range(6):
+        dst = _nb(thrower, d)
+        if dst != xcell and b[HEIGHT + dst] == 0 and _can_climb(b, thrower, d, 1, 0):
+            n = _add(ws, stamp, moves, n, x, dst)
+    return n
+
+
+# --- Placement --------------------------------------------------------------
+
+
+@njit(cache=True)
+def _placement_cells(b, ws, side):
+    """Cells where side may place; stored at ws[WS_QUEUE:], returns the count."""
+    ply = b[PLY]
+    if ply == 0:
+        ws[WS_QUEUE] = ORIGIN
+        return 1
+    if ply == 1:
+        # Black's first piece may touch White's: the one exception.
+        first = b[POS + 0]
+        for p in range(PIECES_PER_COLOUR):
+            if b[POS + p] >= 0:
+                first = b[POS + p]
+        for d in range(6):
+            ws[WS_QUEUE + d] = _nb(first, d)
+        return 6
+    stamp = _new_stamp(ws)
+    base = side * PIECES_PER_COLOUR
+    k = 0
+    for p in range(base, base + PIECES_PER_COLOUR):
+        c = b[POS + p]
+        if c < 0 or b[TOP + c] != p:
+            continue
+        for d in range(6):
+            e = _nb(c, d)
+            if b[HEIGHT + e] != 0 or ws[WS_MARK + e] == stamp:
+                continue
+            ws[WS_MARK + e] = stamp
+            ok = True
+            for d2 in range(6):
+                q = b[TOP + _nb(e, d2)]
+                if q >= 0 and (q >= PIECES_PER_COLOUR) != (side == 1):
+                    ok = False
+                    break
+            if ok:
+                ws[WS_QUEUE + k] = e
+                k += 1
+    return k
+
+
+@njit(cache=True)
+def _placeable(b, ws, side):
+    """Pieces side may place now (lowest number of each bug); returns the count."""
+    base = side * PIECES_PER_COLOUR
+    turn = b[PLY] // 2 + 1
+    queen_in_hand = b[POS + base] < 0
+    gt = b[GAME_TYPE]
+    k = 0
+    for kind in range(N_KINDS):
+        if _KIND_EXP[kind] != 0 and (gt & _KIND_EXP[kind]) == 0:
+            continue
+        if kind == QUEEN:
+            if turn == 1:
+                continue  # tournament opening
+        elif turn == 4 and queen_in_hand:
+            continue  # the queen must come out on the fourth turn
+        first = base + _KIND_FIRST[kind]
+        for p in range(first, first + _KIND_COUNT[kind]):
+            if b[POS + p] < 0:
+                ws[WS_PLACEABLE + k] = p
+                k += 1
+                break
+    return k
+
+
+# --- Everything -------------------------------------------------------------
+
+
+@njit(cache=True)
+def generate_moves(b, ws, moves, n):
+    """Append all legal moves of the side to move (not PASS) to moves[n:].
+
+    Returns the new end. The caller decides what no moves means (a pass) and
+    must not call this on a finished game.
+    """
+    side = b[PLY] & 1
+    base = side * PIECES_PER_COLOUR
+    npl = _placeable(b, ws, side)
+    if npl > 0:
+        ncells = _placement_cells(b, ws, side)
+        for i in range(npl):
+            p = ws[WS_PLACEABLE + i]
+            for j in range(ncells):
+                moves[n] = (p << 10) | ws[WS_QUEUE + j]
+                n += 1
+    if b[POS + base] < 0:
+        return n  # no movement before the queen is down
+    last = b[LAST_MOVED]
+    pin = find_pinned(b, ws, b[POS + base])
+    # Throwers: own uncovered pillbug, or own ground mosquito touching a pillbug.
+    t0 = -1
+    t1 = -1
+    if b[GAME_TYPE] & EXP_PILLBUG:
+        for p in (base + 13, base + 11):
+            c = b[POS + p]
+            if c < 0 or p == last or b[HEIGHT + c] != 1:
+                continue
+            if KIND[p] == MOSQUITO:
+                touches = False
+                for d in range(6):
+                    q = b[TOP + _nb(c, d)]
+                    if q >= 0 and KIND[q] == PILLBUG:
+                        touches = True
+                if not touches:
+                    continue
+            if t0 < 0:
+                t0 = c
+            else:
+                t1 = c
+    for x in range(N_PIECES):
+        xc = b[POS + x]
+        if xc < 0 or b[TOP + xc] != x or x == last:
+            continue
+        own = (x >= base) and (x < base + PIECES_PER_COLOUR)
+        free = b[LEVEL + x] > 0 or ws[WS_PIN + x] != pin
+        if not own and (t0 < 0 or not free):
+            continue
+        stamp = _new_stamp(ws)
+        b[HEIGHT + xc] -= 1  # lift x for every gate and contact test
+        if own and free:
+            k = KIND[x]
+            if k == MOSQUITO:
+                n = _mosquito(b, ws, stamp, moves, n, x, xc)
+            else:
+                n = _moves_as(b, ws, stamp, moves, n, x, xc, k)
+        if t0 >= 0 and free and b[HEIGHT + xc] == 0:
+            n = _throws(b, ws, stamp, moves, n, x, xc, t0)
+            if t1 >= 0:
+                n = _throws(b, ws, stamp, moves, n, x, xc, t1)
+        b[HEIGHT + xc] += 1
+    return n
+
+
+@njit(cache=True)
+def legal_moves(b, ws, moves):
+    """All legal moves into moves[0:]; [PASS] when stuck. Game must not be over."""
+    n = generate_moves(b, ws, moves, 0)
+    if n == 0:
+        moves[0] = PASS
+        n = 1
+    return n

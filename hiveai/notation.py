@@ -1,0 +1,160 @@
+"""UHP strings: GameString, GameTypeString, TurnString and MoveString.
+
+Lenient on input (any letter case, extra spaces, any valid reference piece
+and side, a reference to the moving piece itself as nokamute writes them),
+canonical on output (what Mzinga writes, so MzingaViewer can replay it).
+Everything here is plain Python reading the position array; no kernels.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from hiveai.bug import COLOUR_NAMES, PIECE_NAMES, game_type_string, parse_game_type, parse_piece
+from hiveai.errors import GameStringError, GameTypeError, MoveStringError
+from hiveai.hex_grid import NE, NW, E, SE, SW, W, ORIGIN, neighbour
+from hiveai.position import HEIGHT, MAX_STACK, PASS, PLY, POS, STACK, TOP
+
+STATES = ("NotStarted", "InProgress", "Draw", "WhiteWins", "BlackWins")
+
+# Where the moving piece lands relative to the reference R, by the separator.
+_PREFIX_DIR = {"-": W, "/": SW, "\\": NW}
+_SUFFIX_DIR = {"-": E, "/": NE, "\\": SE}
+_REF_RE = re.compile(r"^([-/\\]?)([A-Za-z]{2}\d?)([-/\\]?)$")
+_TURN_RE = re.compile(r"^(white|black)\[(\d+)\]$", re.IGNORECASE)
+
+
+def turn_string(ply: int) -> str:
+    """``White[n]`` / ``Black[n]``: side to move and its turn number."""
+    return f"{COLOUR_NAMES[ply & 1]}[{ply // 2 + 1}]"
+
+
+def _top_without(b: np.ndarray, cell: int, mover: int) -> int:
+    """Top piece of ``cell`` as if ``mover`` had been lifted off the board."""
+    h = int(b[HEIGHT + cell])
+    if h and int(b[TOP + cell]) == mover:
+        h -= 1
+    return int(b[STACK + cell * MAX_STACK + h - 1]) if h else -1
+
+
+def move_to_string(b: np.ndarray, mv: int) -> str:
+    """Canonical MoveString of ``mv`` in position ``b`` (before it is played).
+
+    Mzinga's choice of reference: lift the mover, then take the first occupied
+    neighbour of the destination in the order NW, NE, E, SE, SW, W; a climb
+    names the top piece of the destination stack instead.
+    """
+    if mv == PASS:
+        return "pass"
+    piece, dest = mv >> 10, mv & 1023
+    name = PIECE_NAMES[piece]
+    if int(b[PLY]) == 0:
+        return name
+    top = _top_without(b, dest, piece)
+    if top >= 0:
+        return f"{name} {PIECE_NAMES[top]}"
+    for d in (NW, NE, E, SE, SW, W):
+        ref = _top_without(b, neighbour(dest, d), piece)
+        if ref >= 0:
+            r = PIECE_NAMES[ref]
+            # dest lies in direction d+3 of the reference.
+            side = (d + 3) % 6
+            if side == NW:
+                return f"{name} \\{r}"
+            if side == NE:
+                return f"{name} {r}/"
+            if side == E:
+                return f"{name} {r}-"
+            if side == SE:
+                return f"{name} {r}\\"
+            if side == SW:
+                return f"{name} /{r}"
+            return f"{name} -{r}"
+    raise MoveStringError(f"Move {name} has no neighbour to name its destination.")
+
+
+def parse_move_string(b: np.ndarray, text: str) -> int:
+    """Decode a MoveString to a move int, without checking legality.
+
+    Raises MoveStringError for text that does not parse, an unknown piece, or
+    a reference piece that is not on the board.
+    """
+    s = text.strip()
+    if s.lower() == "pass":
+        return PASS
+    tokens = s.split()
+    if not tokens or len(tokens) > 2:
+        raise MoveStringError(f'Unable to parse move "{text.strip()}".')
+    piece = parse_piece(tokens[0])
+    if piece is None:
+        raise MoveStringError(f'Unable to parse move "{text.strip()}": unknown piece "{tokens[0]}".')
+    if len(tokens) == 1:
+        if int(b[PLY]) == 0:
+            return (piece << 10) | ORIGIN
+        raise MoveStringError(
+            f'Unable to parse move "{text.strip()}": only the first move of the game may omit the position.'
+        )
+    m = _REF_RE.match(tokens[1])
+    if not m or (m.group(1) and m.group(3)):
+        raise MoveStringError(f'Unable to parse move "{text.strip()}": bad position "{tokens[1]}".')
+    ref = parse_piece(m.group(2))
+    if ref is None:
+        raise MoveStringError(f'Unable to parse move "{text.strip()}": unknown piece "{m.group(2)}".')
+    ref_cell = int(b[POS + ref])
+    if ref_cell < 0:
+        raise MoveStringError(
+            f'Invalid move "{text.strip()}": the reference piece {PIECE_NAMES[ref]} is not on the board.'
+        )
+    if m.group(1):
+        dest = neighbour(ref_cell, _PREFIX_DIR[m.group(1)])
+    elif m.group(3):
+        dest = neighbour(ref_cell, _SUFFIX_DIR[m.group(3)])
+    else:
+        dest = ref_cell
+    return (piece << 10) | dest
+
+
+def parse_game_type_string(text: str) -> int:
+    """Game type bits; raises GameTypeError naming the bad string."""
+    gt = parse_game_type(text)
+    if gt is None:
+        raise GameTypeError(
+            f'Unknown game type "{text.strip()}". Expected Base optionally followed by +M, +L, +P '
+            "(e.g. Base+MLP)."
+        )
+    return gt
+
+
+def split_game_string(text: str) -> tuple[int, list[str]]:
+    """Game type and move list of a GameString.
+
+    The state and turn fields must be well formed but are ignored, as Mzinga
+    does: the caller recomputes them by replaying the moves.
+    """
+    fields = [f.strip() for f in text.strip().split(";")]
+    if len(fields) < 3:
+        raise GameStringError(
+            f'Malformed GameString "{text.strip()}": expected GameType;State;Turn[;Move...].'
+        )
+    gt = parse_game_type_string(fields[0])
+    if fields[1].lower() not in (s.lower() for s in STATES):
+        raise GameStringError(f'Malformed GameString: unknown game state "{fields[1]}".')
+    if not _TURN_RE.match(fields[2]):
+        raise GameStringError(f'Malformed GameString: bad turn "{fields[2]}" (expected e.g. White[1]).')
+    moves = fields[3:]
+    if any(not m for m in moves):
+        raise GameStringError("Malformed GameString: empty move (a trailing or doubled ';').")
+    return gt, moves
+
+
+__all__ = [
+    "STATES",
+    "game_type_string",
+    "move_to_string",
+    "parse_game_type_string",
+    "parse_move_string",
+    "split_game_string",
+    "turn_string",
+]

@@ -1,0 +1,74 @@
+"""Perft: count the leaf nodes of the legal-move tree, to test and time movegen.
+
+The last ply is bulk-counted (the moves at depth 1 are counted, not made),
+exactly as the reference tables in tests/data/perft were produced. A position
+whose game is over has no moves; a stuck side has exactly one move, ``pass``.
+"""
+
+import numpy as np
+from numba import njit
+
+from hiveai.movegen import MAX_MOVES, generate_moves
+from hiveai.position import IN_PROGRESS, PASS, do_move, game_result, undo_move
+
+
+@njit(cache=True)
+def perft_kernel(b, ws, moves, depth):
+    """Leaves of the tree of the given depth below position ``b``.
+
+    Iterative with explicit per-ply stacks: numba's on-disk cache cannot
+    reload self-recursive functions (they crash when loaded), and the cache
+    is what keeps start-up fast.
+    """
+    if depth == 0:
+        return 1
+    if game_result(b) != IN_PROGRESS:
+        return 0
+    lo = np.empty(depth + 1, dtype=np.int64)  # first move of each ply's list
+    hi = np.empty(depth + 1, dtype=np.int64)  # one past its last
+    cur = np.empty(depth + 1, dtype=np.int64)  # move being searched
+    tok = np.empty(depth + 1, dtype=np.int64)  # its undo token
+    total = 0
+    ply = 0
+    lo[0] = 0
+    hi[0] = _gen(b, ws, moves, 0)
+    cur[0] = -1
+    if depth == 1:
+        return hi[0]
+    while ply >= 0:
+        if cur[ply] >= 0:
+            undo_move(b, moves[cur[ply]], tok[ply])
+            cur[ply] += 1
+        else:
+            cur[ply] = lo[ply]
+        if cur[ply] >= hi[ply]:
+            ply -= 1
+            continue
+        mv = moves[cur[ply]]
+        tok[ply] = do_move(b, mv)
+        if game_result(b) != IN_PROGRESS:
+            continue  # a finished game has no moves below it
+        n = _gen(b, ws, moves, hi[ply])
+        if ply + 2 == depth:
+            total += n - hi[ply]  # bulk-count the last ply
+            continue
+        ply += 1
+        lo[ply] = hi[ply - 1]
+        hi[ply] = n
+        cur[ply] = -1
+    return total
+
+
+@njit(cache=True, inline="always")
+def _gen(b, ws, moves, off):
+    """Moves at moves[off:], a lone PASS when stuck; returns the end."""
+    n = generate_moves(b, ws, moves, off)
+    if n == off:
+        moves[off] = PASS
+        n += 1
+    return n
+
+
+def move_buffer(depth: int) -> np.ndarray:
+    """A move stack big enough for a search or perft of ``depth`` plies."""
+    return np.empty(MAX_MOVES * (depth + 1), dtype=np.int32)

@@ -1,0 +1,167 @@
+"""Game state as one flat int64 array, and make/unmake.
+
+Everything the numba kernels need lives in one array ``b`` so a position is a
+single argument, copies are one ``b.copy()``, and no Python object is touched
+per move. Sections (offsets below) hold, per cell, the stack height, the top
+piece and the whole stack; per piece, its cell and level; then the ply count,
+the last-moved piece, the game type and the Zobrist hash.
+
+Moves are ints: ``piece * 1024 + destination cell``; ``PASS`` is one more
+value. Placements and movements share the form (a piece in hand has no cell),
+and so do pillbug throws: UHP names the thrown piece and where it lands.
+"""
+
+import numpy as np
+from numba import njit
+
+from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
+from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS
+from hiveai.zobrist import piece_key, side_key, stunned_key
+
+MAX_STACK = 8  # a cell holds at most 7: one ground piece, 4 beetles, 2 mosquitoes
+
+HEIGHT = 0  # b[HEIGHT + c]: number of pieces on cell c
+TOP = HEIGHT + N_CELLS  # b[TOP + c]: top piece on c, -1 if empty
+STACK = TOP + N_CELLS  # b[STACK + c*MAX_STACK + l]: piece at level l of c
+POS = STACK + N_CELLS * MAX_STACK  # b[POS + p]: cell of piece p, -1 in hand
+LEVEL = POS + N_PIECES  # b[LEVEL + p]: level of p (0 = ground)
+PLY = LEVEL + N_PIECES  # plies played
+LAST_MOVED = PLY + 1  # piece moved (not placed) on the last ply, else -1
+GAME_TYPE = PLY + 2  # expansion bits, see hiveai.bug
+HASH = PLY + 3  # Zobrist hash (int64 bit pattern)
+STATE_SIZE = PLY + 4
+
+MOVE_PIECE_SHIFT = 10
+PASS = N_PIECES << MOVE_PIECE_SHIFT
+NO_UNDO = -1
+
+# Results, as returned by game_result().
+IN_PROGRESS, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
+
+
+def new_position(game_type: int) -> np.ndarray:
+    """An empty board of the given game type, white to move."""
+    b = np.zeros(STATE_SIZE, dtype=np.int64)
+    b[TOP : TOP + N_CELLS] = -1
+    b[STACK : STACK + N_CELLS * MAX_STACK] = -1
+    b[POS : POS + N_PIECES] = -1
+    b[LAST_MOVED] = -1
+    b[GAME_TYPE] = game_type
+    return b
+
+
+@njit(cache=True, inline="always")
+def move_piece(mv):
+    return mv >> MOVE_PIECE_SHIFT
+
+
+@njit(cache=True, inline="always")
+def move_dest(mv):
+    return mv & CELL_MASK
+
+
+@njit(cache=True, inline="always")
+def make_move(piece, dest):
+    return (piece << MOVE_PIECE_SHIFT) | dest
+
+
+@njit(cache=True, inline="always")
+def _lift(b, p):
+    """Take piece p off the top of its stack; returns its cell."""
+    src = b[POS + p]
+    h = b[HEIGHT + src] - 1
+    b[STACK + src * MAX_STACK + h] = -1
+    b[HEIGHT + src] = h
+    b[TOP + src] = b[STACK + src * MAX_STACK + h - 1] if h > 0 else -1
+    b[HASH] ^= piece_key(p, src, h)
+    return src
+
+
+@njit(cache=True, inline="always")
+def _drop(b, p, cell):
+    """Put piece p on top of ``cell``."""
+    h = b[HEIGHT + cell]
+    b[STACK + cell * MAX_STACK + h] = p
+    b[HEIGHT + cell] = h + 1
+    b[TOP + cell] = p
+    b[POS + p] = cell
+    b[LEVEL + p] = h
+    b[HASH] ^= piece_key(p, cell, h)
+
+
+@njit(cache=True)
+def do_move(b, mv):
+    """Play ``mv`` (assumed legal). Returns the undo token for :func:`undo_move`."""
+    last = b[LAST_MOVED]
+    if last >= 0:
+        b[HASH] ^= stunned_key(last)
+    if mv == PASS:
+        src = -1
+        b[LAST_MOVED] = -1
+    else:
+        p = mv >> MOVE_PIECE_SHIFT
+        src = b[POS + p]
+        if src >= 0:
+            _lift(b, p)
+            b[LAST_MOVED] = p
+            b[HASH] ^= stunned_key(p)
+        else:
+            # A placement never stuns: the new piece touches no enemy, so no
+            # enemy pillbug could throw it anyway (see uhp.md 3.6).
+            b[LAST_MOVED] = -1
+        _drop(b, p, mv & CELL_MASK)
+    b[PLY] += 1
+    b[HASH] ^= side_key()
+    return (src + 1) | ((last + 1) << 11)
+
+
+@njit(cache=True)
+def undo_move(b, mv, token):
+    """Take back ``mv``, given the token :func:`do_move` returned."""
+    b[PLY] -= 1
+    b[HASH] ^= side_key()
+    cur = b[LAST_MOVED]
+    if cur >= 0:
+        b[HASH] ^= stunned_key(cur)
+    if mv != PASS:
+        p = mv >> MOVE_PIECE_SHIFT
+        _lift(b, p)
+        src = (token & 2047) - 1
+        if src >= 0:
+            _drop(b, p, src)
+        else:
+            b[POS + p] = -1
+            b[LEVEL + p] = 0
+    last = (token >> 11) - 1
+    b[LAST_MOVED] = last
+    if last >= 0:
+        b[HASH] ^= stunned_key(last)
+
+
+@njit(cache=True, inline="always")
+def surrounded(b, cell):
+    for d in range(6):
+        if b[HEIGHT + ((cell + DIR_OFFSET[d]) & CELL_MASK)] == 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def game_result(b):
+    """IN_PROGRESS, WHITE_WINS, BLACK_WINS or DRAW, by queen surround only.
+
+    Checked after every ply: a queen with all six neighbours occupied loses,
+    whoever moved last (surrounding your own queen loses too); both at once
+    is a draw.
+    """
+    wq = b[POS]
+    bq = b[POS + PIECES_PER_COLOUR]
+    w_lost = wq >= 0 and surrounded(b, wq)
+    b_lost = bq >= 0 and surrounded(b, bq)
+    if w_lost and b_lost:
+        return DRAW
+    if w_lost:
+        return BLACK_WINS
+    if b_lost:
+        return WHITE_WINS
+    return IN_PROGRESS

@@ -1,0 +1,48 @@
+"""Zobrist keys, computed on the fly instead of stored in tables.
+
+A position's hash is the XOR of one key per (piece, cell, level) triple, one
+for the side to move, and one for the "stunned" piece (the piece moved last
+ply, which the pillbug rule freezes for a ply). Keys come from the splitmix64
+finaliser applied to the triple's index: a few multiplies, no 1.8 MB table
+to keep in cache or to freeze into the compiled code, and identical on every
+run so book and TT keys are stable.
+"""
+
+import numpy as np
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+# Key index spaces: piece keys use piece*8192 + cell*8 + level (level < 8),
+# the stunned-piece keys and the side key sit above them.
+_STUNNED_BASE = 28 * 8192
+_SIDE_INDEX = _STUNNED_BASE + 64
+
+
+@njit(cache=True, inline="always")
+def _mix(i):
+    z = np.uint64(i) * _GOLDEN + _GOLDEN
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return np.int64(z ^ (z >> _S31))
+
+
+@njit(cache=True, inline="always")
+def piece_key(piece, cell, level):
+    """Key of ``piece`` standing on ``cell`` at stack ``level`` (0 = ground)."""
+    return _mix(piece * 8192 + cell * 8 + level)
+
+
+@njit(cache=True, inline="always")
+def stunned_key(piece):
+    """Key of "``piece`` was moved last ply and may not move or be thrown now"."""
+    return _mix(_STUNNED_BASE + piece)
+
+
+@njit(cache=True, inline="always")
+def side_key():
+    """Key XORed in on every ply, so the side to move is part of the hash."""
+    return _mix(_SIDE_INDEX)
