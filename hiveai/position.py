@@ -165,3 +165,21 @@ def game_result(b):
     if b_lost:
         return WHITE_WINS
     return IN_PROGRESS
+
+
+@njit(cache=True)
+def recompute_hash(b):
+    """The Zobrist hash computed from scratch (make/unmake keep it incrementally).
+
+    Used to check the incremental updates, and after loading a position.
+    """
+    h = np.int64(0)
+    for p in range(N_PIECES):
+        c = b[POS + p]
+        if c >= 0:
+            h ^= piece_key(p, c, b[LEVEL + p])
+    if b[PLY] & 1:
+        h ^= side_key()
+    if b[LAST_MOVED] >= 0:
+        h ^= stunned_key(b[LAST_MOVED])
+    return h
