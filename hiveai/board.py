@@ -27,8 +27,7 @@ from hiveai.bug import (
     piece_in_game,
 )
 from hiveai.errors import GameOverError, GameStringError, HiveError, IllegalMoveError
-from hiveai.hex_grid import neighbour
-from hiveai.movegen import MAX_MOVES, find_pinned, legal_moves, new_workspace
+from hiveai.movegen import MAX_MOVES, WS_PIN, find_pinned, legal_moves, new_workspace
 from hiveai.notation import (
     move_to_string,
     parse_game_type_string,
@@ -306,17 +305,7 @@ class Board:
     def _is_pinned(self, piece: int) -> bool:
         ws = new_workspace()
         stamp = find_pinned(self._b, ws, int(self._b[POS + piece]))
-        from hiveai.movegen import WS_PIN
-
         return int(ws[WS_PIN + piece]) == stamp
-
-    def neighbours_of(self, piece: int) -> list[int]:
-        """Top pieces of the stacks around ``piece`` (an empty list if in hand)."""
-        cell = int(self._b[POS + piece])
-        if cell < 0:
-            return []
-        tops = (int(self._b[TOP + neighbour(cell, d)]) for d in range(6))
-        return [t for t in tops if t >= 0]
 
 
 def warmup() -> None:

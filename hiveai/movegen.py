@@ -81,6 +81,11 @@ def new_workspace() -> np.ndarray:
     return np.zeros(WS_SIZE, dtype=np.int32)
 
 
+# Offsets of the two cells flanking a step in direction d: the gate.
+_LEFT_OFFSET = tuple(DIR_OFFSET[(d + 5) % 6] for d in range(6))
+_RIGHT_OFFSET = tuple(DIR_OFFSET[(d + 1) % 6] for d in range(6))
+
+
 @njit(cache=True, inline="always")
 def _nb(cell, d):
     return (cell + DIR_OFFSET[d]) & CELL_MASK
@@ -100,16 +105,16 @@ def _new_stamp(ws):
 @njit(cache=True, inline="always")
 def _can_slide(b, cell, d):
     """Freedom to move plus contact: exactly one flank of the edge is occupied."""
-    left = b[HEIGHT + _nb(cell, (d + 5) % 6)] > 0
-    right = b[HEIGHT + _nb(cell, (d + 1) % 6)] > 0
+    left = b[HEIGHT + ((cell + _LEFT_OFFSET[d]) & CELL_MASK)] > 0
+    right = b[HEIGHT + ((cell + _RIGHT_OFFSET[d]) & CELL_MASK)] > 0
     return left != right
 
 
 @njit(cache=True, inline="always")
 def _can_climb(b, cell, d, h_src, h_dst):
     """Beetle-gate test for a step between stacks of heights h_src and h_dst."""
-    hl = b[HEIGHT + _nb(cell, (d + 5) % 6)]
-    hr = b[HEIGHT + _nb(cell, (d + 1) % 6)]
+    hl = b[HEIGHT + ((cell + _LEFT_OFFSET[d]) & CELL_MASK)]
+    hr = b[HEIGHT + ((cell + _RIGHT_OFFSET[d]) & CELL_MASK)]
     if h_src == 0 and h_dst == 0 and hl == 0 and hr == 0:
         return False  # a ground step with no flank would leave the hive
     return min(hl, hr) <= max(h_src, h_dst)

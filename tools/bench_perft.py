@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Perft speed, numba compile time and start-up time, as a small table.
+
+    python tools/bench_perft.py            # Base perft 6, Base+MLP perft 5, 32 random positions at depth 3
+    python tools/bench_perft.py --quick    # Base perft 5, Base+MLP perft 4, random positions at depth 2
+
+Every perft figure is single-threaded and measured after a warm-up call, so
+compile time is excluded. Compile time is measured in a subprocess with
+NUMBA_CACHE_DIR pointing at a fresh empty directory (``import hiveai.board``
+plus ``warmup()``); start-up time is a subprocess with a warm cache doing
+``import hiveai.board`` and a first ``perft(1)``, timed from outside (so it
+includes the interpreter's own start-up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "perft"
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # single-threaded figures
+
+COMPILE_SNIPPET = "import hiveai.board as hb; hb.warmup()"
+STARTUP_SNIPPET = "from hiveai.board import Board; Board('Base').perft(1)"
+
+
+def reference(game_string: str, depth: int) -> int | None:
+    """The reference leaf count for a GameString and depth, if the data has it."""
+    for path in DATA.glob("*.tsv"):
+        for line in path.read_text().splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            g, d, n = line.split("\t")
+            if g == game_string and int(d) == depth:
+                return int(n)
+    return None
+
+
+def random_positions() -> list[str]:
+    seen: dict[str, None] = {}
+    for line in (DATA / "random_positions.tsv").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            seen[line.split("\t")[0]] = None
+    return list(seen)
+
+
+def time_perft(boards, depth: int) -> tuple[int, float]:
+    """Total leaves and seconds of perft(depth) over ``boards``."""
+    start = time.perf_counter()
+    leaves = sum(b.perft(depth) for b in boards)
+    return leaves, time.perf_counter() - start
+
+
+def run_subprocess(code: str, env: dict[str, str]) -> float:
+    """Wall-clock seconds of ``python -c code``; raises if it fails."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=ROOT)
+    return time.perf_counter() - start
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    # Import hiveai from this checkout even if it is not installed.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    env.update(extra)
+    return env
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="smaller depths (seconds instead of a minute)")
+    parser.add_argument("--no-compile", action="store_true", help="skip the compile and start-up subprocesses")
+    args = parser.parse_args(argv)
+
+    sys.path.insert(0, str(ROOT))
+    from hiveai.board import Board
+
+    base_depth, mlp_depth, random_depth = (5, 4, 2) if args.quick else (6, 5, 3)
+
+    # Warm-up: load or compile every kernel before timing anything.
+    t0 = time.perf_counter()
+    Board("Base+MLP").perft(3)
+    warm = time.perf_counter() - t0
+
+    rows: list[tuple[str, str, str, str, str]] = []
+
+    def perft_row(label: str, boards, depth: int, expected: int | None) -> None:
+        leaves, seconds = time_perft(boards, depth)
+        check = "" if expected is None else ("ok" if leaves == expected else f"WRONG (expected {expected:,})")
+        rows.append((label, f"{leaves:,}", f"{seconds:.3f}", f"{leaves / seconds:,.0f}" if seconds else "-", check))
+
+    for game_type, depth in (("Base", base_depth), ("Base+MLP", mlp_depth)):
+        start = f"{game_type};NotStarted;White[1]"
+        perft_row(f"{game_type} perft {depth}", [Board(game_type)], depth, reference(start, depth))
+
+    strings = random_positions()
+    boards = [Board.from_game_string(g) for g in strings]
+    expected = [reference(g, random_depth) for g in strings]
+    perft_row(
+        f"{len(boards)} random positions, perft {random_depth}",
+        boards,
+        random_depth,
+        None if None in expected else sum(expected),
+    )
+
+    extra: list[tuple[str, str]] = [("warm-up call in this process (cache load)", f"{warm:.2f} s")]
+    if not args.no_compile:
+        with tempfile.TemporaryDirectory(prefix="hiveai-numba-cache-") as cache:
+            env = subprocess_env(NUMBA_CACHE_DIR=cache)
+            compile_s = run_subprocess(COMPILE_SNIPPET, env)
+            extra.append(("numba compile, empty cache (import + warmup)", f"{compile_s:.1f} s"))
+            # Same fresh cache, now filled: start-up with a warm cache.
+            run_subprocess(STARTUP_SNIPPET, env)  # fill anything warmup did not touch
+            startup = min(run_subprocess(STARTUP_SNIPPET, env) for _ in range(3))
+            extra.append(("start-up, warm cache (python + import + perft(1))", f"{startup:.2f} s"))
+
+    import numba
+    import platform
+
+    print(f"hiveai perft benchmark  python {platform.python_version()}  numba {numba.__version__}  "
+          f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS')}{'  (quick)' if args.quick else ''}")
+    header = ("benchmark", "leaves", "seconds", "leaves/s", "check")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(c.rjust(w) if 0 < i < 4 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+    print()
+    width = max(len(k) for k, _ in extra)
+    for k, v in extra:
+        print(f"{k.ljust(width)}  {v}")
+    return 0 if all("WRONG" not in r[4] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
