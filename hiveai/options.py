@@ -1,0 +1,112 @@
+"""Engine options as UHP's ``options`` command shows and sets them.
+
+Line format (uhp.md 1.9): ``Name;Type;Value;Default`` then ``;Min;Max`` for
+``int``/``double`` or ``;V1;V2;...`` for ``enum``. Only these four types exist
+and no field may be empty, or MzingaViewer rejects the whole reply.
+
+Parsing is lenient the way clients need: option names and bool/enum values in
+any letter case, and a decimal comma (a German viewer sends ``0,5``). Numbers
+outside the range are clamped, as Mzinga does; values that do not parse are
+an error and leave the option unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass
+class Option:
+    """One option: its type, default, bounds or choices, and current value."""
+
+    name: str
+    kind: str  # "bool" | "int" | "double" | "enum"
+    default: object
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    value: object = None
+
+    def __post_init__(self) -> None:
+        if self.value is None:
+            self.value = self.default
+
+    def format(self, value: object) -> str:
+        if self.kind == "bool":
+            return "True" if value else "False"
+        if self.kind == "double":
+            return repr(float(value))  # invariant culture: always a dot
+        return str(value)
+
+    def line(self) -> str:
+        fields = [self.name, self.kind, self.format(self.value), self.format(self.default)]
+        if self.kind in ("int", "double"):
+            fields += [self.format(self.low), self.format(self.high)]
+        elif self.kind == "enum":
+            fields += list(self.choices)
+        return ";".join(fields)
+
+    def parse(self, text: str) -> object:
+        """The value ``text`` means for this option; raises ValueError."""
+        bad = ValueError(f'"{text}" is not a valid value for {self.name} ({self.kind}).')
+        if self.kind == "bool":
+            if text.lower() not in ("true", "false"):
+                raise bad
+            return text.lower() == "true"
+        if self.kind == "enum":
+            for choice in self.choices:
+                if choice.lower() == text.lower():
+                    return choice
+            raise bad
+        try:
+            number = int(text) if self.kind == "int" else float(text.replace(",", "."))
+        except ValueError:
+            raise bad from None
+        if isinstance(number, float) and not math.isfinite(number):
+            raise bad
+        return type(number)(min(max(number, self.low), self.high))
+
+
+def default_options() -> list[Option]:
+    """The engine's options, in the order ``options`` lists them."""
+    return [
+        # Print "move;depth;score" lines before the final answer (Mzinga's format).
+        # Off by default: hive-hydra takes the *first* line as the move (uhp.md 4.9).
+        Option("ReportIntermediateBestMoves", "bool", False),
+        # Fraction of a "bestmove time" budget the search aims to use (see timeman).
+        Option("TimeUsage", "double", 0.9, 0.1, 1.0),
+        # Milliseconds kept back from a "bestmove time" budget for replying.
+        Option("TimeMarginMs", "int", 20, 0, 1000),
+        # How much the engine logs on stderr. Quiet by default, so a client that
+        # never reads stderr cannot fill the pipe and block the engine.
+        Option("LogLevel", "enum", "Warning", choices=("Debug", "Info", "Warning", "Error")),
+    ]
+
+
+class Options:
+    """The current option values, looked up by name in any letter case."""
+
+    def __init__(self) -> None:
+        self._by_key = {o.name.lower(): o for o in default_options()}
+
+    def _get(self, name: str) -> Option:
+        try:
+            return self._by_key[name.lower()]
+        except KeyError:
+            raise KeyError(f'The option "{name}" is not valid.') from None
+
+    def __getitem__(self, name: str) -> object:
+        return self._get(name).value
+
+    def lines(self) -> list[str]:
+        return [o.line() for o in self._by_key.values()]
+
+    def line(self, name: str) -> str:
+        return self._get(name).line()
+
+    def set(self, name: str, text: str) -> str:
+        """Set an option from its text form; returns the updated option line."""
+        option = self._get(name)
+        option.value = option.parse(text)
+        return option.line()

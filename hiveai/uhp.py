@@ -1,0 +1,315 @@
+"""The Universal Hive Protocol server: ``hiveai`` on stdin/stdout.
+
+Protocol rules this module keeps (see uhp.md 1, 4 and 7):
+
+* The ``info`` block is printed unprompted at start-up, *before* numba or
+  :mod:`hiveai.board` is imported; the viewer waits for it and nothing else.
+  The board module is imported by the first command that needs a game.
+* Every command line gets exactly one final ``ok``; ``exit`` gets none and
+  blank lines get no output at all. Failures answer ``err <msg>`` (or
+  ``invalidmove <msg>`` for a rejected MoveString) and leave the state as it was.
+* stdout carries protocol lines only, each flushed at once. The real stdout
+  file descriptor is kept private and fd 1 / ``sys.stdout`` are pointed at
+  stderr, so a stray ``print`` or C-level write cannot corrupt a reply.
+* SIGINT during ``bestmove`` stops the search, which answers its best move so
+  far plus ``ok``; SIGINT at any other time is ignored. The search runs in the
+  main thread and polls a stop flag that the signal handler sets.
+* End of input: the commands already read are finished, then exit code 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import sys
+import time
+from typing import Callable, Iterable, TextIO
+
+from hiveai import ENGINE_NAME, __version__
+from hiveai import timeman
+from hiveai.errors import GameOverError, HiveError
+from hiveai.options import Options
+
+log = logging.getLogger("hiveai.uhp")
+
+CAPABILITIES = "Mosquito;Ladybug;Pillbug"
+
+# Mzinga's wording, which clients and users already know.
+NO_GAME = "No game in progress. Try 'newgame' to start a new game."
+GAME_OVER = "The game is over. Try 'newgame' to start a new game."
+INVALID_COMMAND = "Invalid command. Try 'info' or see uhp.md for the command set."
+BESTMOVE_USAGE = "Usage: bestmove [time hh:mm:ss[.fffffff] | depth N]"
+
+_UNSIGNED = re.compile(r"^\d+$")
+
+
+class CommandError(Exception):
+    """Answered as ``err <message>``."""
+
+
+class InvalidMove(Exception):
+    """Answered as ``invalidmove <message>``."""
+
+
+def _one_line(text: object) -> str:
+    """A message squeezed onto one line, as Mzinga does."""
+    return " ".join(str(text).split()) or "Unknown error."
+
+
+class UhpServer:
+    """Reads UHP commands, keeps the current game, writes replies.
+
+    ``out`` receives protocol lines only. The server holds at most one
+    :class:`hiveai.board.Board`; every command either changes it completely
+    or not at all.
+    """
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.board = None  # hiveai.board.Board once a game exists
+        self.options = Options()
+        self.stop = timeman.StopFlag()
+        self.searching = False  # True only while bestmove thinks: SIGINT matters then
+        self._command_start = time.monotonic()
+        self._commands: dict[str, Callable[[list[str], str], Iterable[str]]] = {
+            "info": self.cmd_info,
+            "newgame": self.cmd_newgame,
+            "play": self.cmd_play,
+            "pass": self.cmd_pass,
+            "validmoves": self.cmd_validmoves,
+            "bestmove": self.cmd_bestmove,
+            "undo": self.cmd_undo,
+            "options": self.cmd_options,
+        }
+
+    # -- output ---------------------------------------------------------
+
+    def emit(self, line: str) -> None:
+        """Write one protocol line and flush it."""
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    # -- main loop ------------------------------------------------------
+
+    def serve(self, inp: TextIO) -> int:
+        """Print the banner, then answer commands until ``exit`` or EOF. Returns the exit code."""
+        self.execute("info")
+        while True:
+            line = inp.readline()
+            if not line:  # EOF: everything read so far has been answered
+                return 0
+            if not self.execute(line):
+                return 0
+
+    def execute(self, line: str) -> bool:
+        """Answer one command line. Returns False for ``exit``."""
+        self._command_start = time.monotonic()  # bestmove's budget counts from here
+        words = line.split()
+        if not words:
+            return True  # blank line: no output at all (Mzinga)
+        keyword = words[0].lower()
+        if keyword == "exit":
+            return False
+        # Everything after the keyword, for arguments that contain spaces.
+        rest = line.strip()[len(words[0]):].strip()
+        handler = self._commands.get(keyword)
+        try:
+            if handler is None:
+                raise CommandError(INVALID_COMMAND)
+            for reply in handler(words[1:], rest):
+                self.emit(reply)
+        except CommandError as e:
+            self.emit("err " + _one_line(e))
+        except InvalidMove as e:
+            self.emit("invalidmove " + _one_line(e))
+        except Exception as e:  # a bug must not kill the engine or skip the ok
+            log.exception("internal error on %r", line.strip())
+            self.emit("err Internal error: " + _one_line(f"{type(e).__name__}: {e}"))
+        self.emit("ok")
+        return True
+
+    def on_sigint(self, signum: int, frame: object) -> None:
+        """SIGINT handler: stop a running bestmove, otherwise do nothing."""
+        if self.searching:
+            self.stop.set()
+
+    # -- helpers --------------------------------------------------------
+
+    @staticmethod
+    def _no_args(name: str, args: list[str]) -> None:
+        if args:
+            raise CommandError(f"'{name}' takes no arguments.")
+
+    def _game(self, playable: bool = True):
+        """The current board; with ``playable``, it must not be over."""
+        if self.board is None:
+            raise CommandError(NO_GAME)
+        if playable and self.board.is_game_over():
+            raise CommandError(GAME_OVER)
+        return self.board
+
+    def _play(self, text: str) -> Iterable[str]:
+        board = self._game()
+        try:
+            board.play(text)
+        except GameOverError:
+            raise CommandError(GAME_OVER) from None
+        except HiveError as e:  # MoveStringError, IllegalMoveError: the move was rejected
+            raise InvalidMove(e) from None
+        return [board.game_string()]
+
+    # -- commands -------------------------------------------------------
+
+    def cmd_info(self, args: list[str], rest: str) -> Iterable[str]:
+        """``info``: identity and capability lines."""
+        self._no_args("info", args)
+        return [f"id {ENGINE_NAME} v{__version__}", CAPABILITIES]
+
+    def cmd_newgame(self, args: list[str], rest: str) -> Iterable[str]:
+        """``newgame [GameTypeString | GameString]``; a bad argument keeps the old game."""
+        from hiveai.board import Board  # first numba import happens here, after the banner
+
+        # Moves contain spaces: re-join the tokens with single spaces, as Mzinga does.
+        text = " ".join(args) if args else "Base"
+        try:
+            board = Board.parse(text)
+        except HiveError as e:
+            raise CommandError(e) from None
+        self.board = board
+        return [board.game_string()]
+
+    def cmd_play(self, args: list[str], rest: str) -> Iterable[str]:
+        """``play MoveString``: the new GameString, or ``invalidmove``."""
+        self._game()
+        if not args:
+            raise CommandError("Missing MoveString. Usage: play MoveString")
+        return self._play(rest)
+
+    def cmd_pass(self, args: list[str], rest: str) -> Iterable[str]:
+        """``pass``: same as ``play pass``."""
+        self._no_args("pass", args)
+        return self._play("pass")
+
+    def cmd_validmoves(self, args: list[str], rest: str) -> Iterable[str]:
+        """``validmoves``: all legal moves on one ``;``-separated line, or ``pass``."""
+        self._no_args("validmoves", args)
+        return [self._game().valid_moves_string()]
+
+    def cmd_undo(self, args: list[str], rest: str) -> Iterable[str]:
+        """``undo [N]``: take back N plies (default 1); works after the game ended."""
+        board = self._game(playable=False)
+        if len(args) > 1 or (args and not _UNSIGNED.match(args[0])):
+            raise CommandError(f"Unable to undo '{rest}' moves: expected a whole number.")
+        n = int(args[0]) if args else 1
+        if not 1 <= n <= board.ply:
+            raise CommandError(f"Unable to undo {n} moves: {board.ply} played so far.")
+        for _ in range(n):
+            board.pop()
+        return [board.game_string()]
+
+    def cmd_options(self, args: list[str], rest: str) -> Iterable[str]:
+        """``options``, ``options get Name``, ``options set Name Value``."""
+        if not args:
+            return self.options.lines()
+        verb = args[0].lower()
+        try:
+            if verb == "get" and len(args) == 2:
+                return [self.options.line(args[1])]
+            if verb == "set" and len(args) == 3:
+                line = self.options.set(args[1], args[2])
+                self._apply_options()
+                return [line]
+        except (KeyError, ValueError) as e:
+            raise CommandError(e.args[0] if e.args else e) from None
+        raise CommandError("Usage: options | options get Name | options set Name Value")
+
+    def _apply_options(self) -> None:
+        """Make option values take effect (only LogLevel needs an action)."""
+        logging.getLogger("hiveai").setLevel(self.options["LogLevel"].upper())
+
+    def cmd_bestmove(self, args: list[str], rest: str) -> Iterable[str]:
+        """``bestmove [time T | depth N]``: the chosen move; the game is not changed.
+
+        A bare ``bestmove`` thinks until SIGINT, like UCI's ``go infinite``.
+        """
+        board = self._game()
+        limits = self._limits(args)
+        from hiveai import search  # imports numba; the banner is long gone
+
+        self.stop.clear()
+        self.searching = True
+        try:
+            report = self.emit if self.options["ReportIntermediateBestMoves"] else None
+            result = search.best_move(board.copy(), limits, report=report)
+            while limits.infinite and not self.stop.is_set():
+                time.sleep(0.02)  # sleep is resumed after the handler runs (PEP 475)
+        finally:
+            self.searching = False
+        log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
+                 result.score, result.depth, result.nodes, time.monotonic() - self._command_start)
+        return [result.move_string]
+
+    def _limits(self, args: list[str]) -> timeman.Limits:
+        """Parse ``time T`` / ``depth N`` / nothing into search limits."""
+        if not args:
+            return timeman.infinite_limits(self.stop)
+        if len(args) != 2:
+            raise CommandError(BESTMOVE_USAGE)
+        mode, value = args[0].lower(), args[1]
+        if mode == "depth":
+            if not _UNSIGNED.match(value):
+                raise CommandError(f"Depth must be a whole number >= 0, not '{value}'.")
+            return timeman.depth_limits(int(value), self.stop)
+        if mode == "time":
+            try:
+                seconds = timeman.parse_timespan(value)
+            except ValueError as e:
+                raise CommandError(e) from None
+            if seconds < 0:
+                raise CommandError(f"Time must not be negative, not '{value}'.")
+            return timeman.time_limits(
+                seconds, self.stop, start=self._command_start,
+                usage=self.options["TimeUsage"], margin=self.options["TimeMarginMs"] / 1000,
+            )
+        raise CommandError(BESTMOVE_USAGE)
+
+
+def _claim_stdout() -> TextIO:
+    """A private, line-flushed text stream on the real stdout; fd 1 then points at stderr.
+
+    Protects the protocol from anything else that writes to stdout (a library
+    ``print``, a C extension). Falls back to ``sys.stdout`` when it has no file
+    descriptor (for example under a test harness).
+    """
+    try:
+        fd = os.dup(sys.stdout.fileno())
+        sys.stdout.flush()
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        sys.stdout.reconfigure(line_buffering=True)
+        return sys.stdout
+    sys.stdout = sys.stderr
+    # Stay ASCII (uhp.md 1.1): echoed junk input is escaped, never crashes the writer.
+    return open(fd, "w", encoding="ascii", errors="backslashreplace", newline="\n", buffering=1)
+
+
+def main() -> int:
+    """Run the UHP engine on stdin/stdout; returns the process exit code."""
+    logging.basicConfig(stream=sys.stderr, format="%(name)s: %(levelname)s: %(message)s")
+    out = _claim_stdout()
+    server = UhpServer(out)
+    # Python's default SIGINT handler raises KeyboardInterrupt, which would kill
+    # the engine mid-reply; ours only stops a running search.
+    signal.signal(signal.SIGINT, server.on_sigint)
+    server._apply_options()
+    # Undecodable bytes must not kill the loop; CRLF is handled by universal newlines.
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")
+    try:
+        return server.serve(sys.stdin)
+    except BrokenPipeError:
+        # The client went away; nothing left to answer. Silence the final flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+        return 0

@@ -1,0 +1,52 @@
+"""TimeSpan parsing and the time budget rule (hiveai.timeman), in-process."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from hiveai.timeman import StopFlag, depth_limits, infinite_limits, parse_timespan, time_limits
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("00:00:05", 5.0), ("00:00:02.5000000", 2.5), ("00:00:02.5", 2.5), ("00:00:00", 0.0),
+    ("00:01:30", 90.0), ("1.00:00:00", 86400.0), ("00:00", 0.0), ("01:02", 3720.0),
+    ("00:00:00.0000001", 1e-7), ("-00:00:01", -1.0), (" 00:00:01 ", 1.0), ("00:00:00,25", 0.25),
+    ("23:59:59.9999999", 86399.9999999),
+])
+def test_parse_timespan(text, seconds):
+    assert parse_timespan(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["", "5", "1.5", "abc", "00:00:60", "00:60:00", "24:00:00",
+                                  "00:00:01.12345678", "00:00:01.", "::", "00:00:01:00", "1.2.00:00:00"])
+def test_parse_timespan_rejects(text):
+    with pytest.raises(ValueError):
+        parse_timespan(text)
+
+
+def test_time_limits_rule():
+    stop = StopFlag()
+    lim = time_limits(10.0, stop, start=100.0)
+    assert lim.soft == pytest.approx(109.0)  # aim at 0.9 T
+    assert lim.hard == pytest.approx(109.98)  # hard stop at T less the reply margin
+    tiny = time_limits(0.1, stop, start=0.0)
+    assert tiny.soft <= tiny.hard <= 0.1
+
+
+def test_zero_budget_is_already_out_of_time():
+    lim = time_limits(0.0, StopFlag())
+    assert lim.out_of_time() and lim.stopped()
+
+
+def test_stop_flag_and_untimed_limits():
+    stop = StopFlag()
+    for lim in (depth_limits(3, stop), infinite_limits(stop)):
+        assert not lim.out_of_time()
+    stop.set()
+    assert depth_limits(3, stop).stopped() and infinite_limits(stop).out_of_time()
+    stop.clear()
+    lim = time_limits(60.0, stop)
+    assert not lim.out_of_time()
+    assert time_limits(0.5, stop, start=time.monotonic() - 1).stopped()

@@ -1,0 +1,131 @@
+"""Start-up and responsiveness figures of the UHP engine (prints figures, asserts nothing).
+
+    python tools/bench_uhp.py [--runs N] [--positions N]
+
+* banner: time from spawning ``python -m hiveai`` to the ``ok`` of its info block.
+* bot bridge (hive-hydra's pattern, uhp.md 4.9): spawn, write
+  ``newgame <GameString>`` and ``bestmove depth 1``, close stdin, wait for the
+  exit. Measured after a warm-up run, so numba's cache is warm.
+* validmoves: round trip of ``validmoves`` over the pipe on mid-game Base+MLP
+  positions reached by seeded random play, plus ``bestmove depth 1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ENGINE = [sys.executable, "-m", "hiveai"]
+SEED = 12345
+BRIDGE_GAME = ("Base+MLP;InProgress;White[5];wL;bS1 /wL;wQ wL-;bM /bS1;wA1 wQ/;bQ bM\\;"
+               "wA1 bQ-;bA1 \\bM")
+
+
+class Pipe:
+    """A minimal line-oriented UHP client."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.proc = subprocess.Popen(ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, cwd=REPO, text=True, bufsize=1)
+
+    def reply(self) -> list[str]:
+        out = []
+        for line in self.proc.stdout:
+            line = line.rstrip("\n")
+            if line == "ok":
+                return out
+            out.append(line)
+        raise RuntimeError("engine closed stdout")
+
+    def cmd(self, line: str) -> list[str]:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return self.reply()
+
+    def close(self) -> None:
+        self.proc.stdin.write("exit\n")
+        self.proc.stdin.close()
+        self.proc.wait(30)
+
+
+def banner_latency(runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        p = Pipe()
+        p.reply()
+        times.append(time.perf_counter() - p.start)
+        p.close()
+    return times
+
+
+def bot_bridge(runs: int) -> list[float]:
+    times = []
+    for _ in range(runs + 1):  # the first run warms the cache and is dropped
+        start = time.perf_counter()
+        proc = subprocess.run(ENGINE, input=f"newgame {BRIDGE_GAME}\nbestmove depth 1\n", cwd=REPO,
+                              capture_output=True, text=True, timeout=600)
+        times.append(time.perf_counter() - start)
+        lines = proc.stdout.splitlines()
+        assert proc.returncode == 0 and lines[-1] == "ok", proc.stdout
+    return times[1:]
+
+
+def midgame_latency(positions: int) -> tuple[list[float], list[float], list[int]]:
+    rng = random.Random(SEED)
+    p = Pipe()
+    p.reply()
+    vm_times, bm_times, counts = [], [], []
+    while len(vm_times) < positions:
+        p.cmd("newgame Base+MLP")
+        target = rng.randint(16, 40)  # mid-game: every piece type out, queens down
+        ply, over = 0, False
+        while ply < target:
+            moves = p.cmd("validmoves")[0].split(";")
+            state = p.cmd(f"play {rng.choice(moves)}")[0].split(";")[1]
+            ply += 1
+            if state not in ("InProgress", "NotStarted"):
+                over = True
+                break
+        if over:
+            continue
+        # The last command was a play, so this validmoves is computed afresh.
+        start = time.perf_counter()
+        line = p.cmd("validmoves")[0]
+        vm_times.append(time.perf_counter() - start)
+        counts.append(len(line.split(";")))
+        start = time.perf_counter()
+        p.cmd("bestmove depth 1")
+        bm_times.append(time.perf_counter() - start)
+    p.close()
+    return vm_times, bm_times, counts
+
+
+def show(name: str, times: list[float], unit: str = "ms", scale: float = 1000.0) -> None:
+    print(f"{name:<42} median {statistics.median(times) * scale:8.1f} {unit}   "
+          f"mean {statistics.mean(times) * scale:8.1f} {unit}   max {max(times) * scale:8.1f} {unit}   "
+          f"(n={len(times)})")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=10, help="process launches per start-up figure")
+    ap.add_argument("--positions", type=int, default=30, help="mid-game positions for validmoves")
+    args = ap.parse_args()
+    print(f"python {sys.version.split()[0]}; engine: {' '.join(ENGINE)}")
+    show("banner (spawn -> ok of info block)", banner_latency(args.runs))
+    show("bot bridge (newgame, bestmove depth 1, EOF)", bot_bridge(args.runs))
+    vm, bm, counts = midgame_latency(args.positions)
+    show("validmoves, mid-game Base+MLP (round trip)", vm)
+    show("bestmove depth 1, same positions", bm)
+    print(f"{'moves per position':<42} mean {statistics.mean(counts):8.1f}      max {max(counts)}")
+
+
+if __name__ == "__main__":
+    main()
