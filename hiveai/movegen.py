@@ -158,34 +158,43 @@ def find_pinned(b, ws, root):
         c = ws[WS_DFS_CELL + sp - 1]
         d = ws[WS_DFS_DIR + sp - 1]
         cp = b[TOP + c]
-        if d < 6:
-            ws[WS_DFS_DIR + sp - 1] = d + 1
+        low = ws[WS_LOW + cp]
+        child = -1
+        while d < 6:
             nc = _nb(c, d)
+            d += 1
             if b[HEIGHT + nc] == 0:
                 continue
             np_ = b[TOP + nc]
-            if ws[WS_DISC + np_] == 0:
-                t += 1
-                ws[WS_DISC + np_] = t
-                ws[WS_LOW + np_] = t
-                ws[WS_DFS_CELL + sp] = nc
-                ws[WS_DFS_DIR + sp] = 0
-                sp += 1
-                if sp == 2:
-                    root_children += 1
-            elif ws[WS_DISC + np_] < ws[WS_LOW + cp]:
+            disc = ws[WS_DISC + np_]
+            if disc == 0:
+                child = nc
+                break
+            if disc < low:
                 # Back edge (or the edge to the parent: harmless for the
                 # articulation test, which compares low[child] >= disc[parent]).
-                ws[WS_LOW + cp] = ws[WS_DISC + np_]
-        else:
-            sp -= 1
-            if sp > 0:
-                pc = ws[WS_DFS_CELL + sp - 1]
-                pp = b[TOP + pc]
-                if ws[WS_LOW + cp] < ws[WS_LOW + pp]:
-                    ws[WS_LOW + pp] = ws[WS_LOW + cp]
-                if sp > 1 and ws[WS_LOW + cp] >= ws[WS_DISC + pp]:
-                    ws[WS_PIN + pp] = stamp
+                low = disc
+        ws[WS_LOW + cp] = low
+        ws[WS_DFS_DIR + sp - 1] = d
+        if child >= 0:
+            np_ = b[TOP + child]
+            t += 1
+            ws[WS_DISC + np_] = t
+            ws[WS_LOW + np_] = t
+            ws[WS_DFS_CELL + sp] = child
+            ws[WS_DFS_DIR + sp] = 0
+            sp += 1
+            if sp == 2:
+                root_children += 1
+            continue
+        # c is finished: pass its low-link up and test its parent.
+        sp -= 1
+        if sp > 0:
+            pp = b[TOP + ws[WS_DFS_CELL + sp - 1]]
+            if low < ws[WS_LOW + pp]:
+                ws[WS_LOW + pp] = low
+            if sp > 1 and low >= ws[WS_DISC + pp]:
+                ws[WS_PIN + pp] = stamp
     if root_children > 1:
         ws[WS_PIN + rootp] = stamp
     return stamp
