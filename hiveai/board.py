@@ -201,7 +201,7 @@ class Board:
     def valid_moves_string(self) -> str:
         """UHP ``validmoves`` line: ``;``-separated MoveStrings, or ``pass``."""
         if self.is_game_over():
-            raise GameOverError("The game is over. Try 'newgame' to start a new game.")
+            raise GameOverError()
         return ";".join(self.move_to_string(m) for m in self.legal_moves())
 
     def parse_move(self, text: str) -> int:
@@ -211,7 +211,7 @@ class Board:
         reason if the rules forbid it, GameOverError after the game ended.
         """
         if self.is_game_over():
-            raise GameOverError("The game is over. Try 'newgame' to start a new game.")
+            raise GameOverError()
         move = parse_move_string(self._b, text)
         if move not in self.legal_moves():
             raise IllegalMoveError(self._why_illegal(move))
@@ -220,7 +220,7 @@ class Board:
     def push(self, move: int) -> None:
         """Play a legal move int (IllegalMoveError otherwise)."""
         if self.is_game_over():
-            raise GameOverError("The game is over. Try 'newgame' to start a new game.")
+            raise GameOverError()
         if move not in self.legal_moves():
             raise IllegalMoveError(self._why_illegal(move))
         text = self.move_to_string(move)

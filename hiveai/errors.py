@@ -5,6 +5,10 @@ server prints them after ``err`` or ``invalidmove`` unchanged.
 """
 
 
+# Mzinga's wording, which clients and users already know.
+GAME_OVER = "The game is over. Try 'newgame' to start a new game."
+
+
 class HiveError(ValueError):
     """Base class of every error hiveai raises for bad input."""
 
@@ -27,3 +31,6 @@ class IllegalMoveError(HiveError):
 
 class GameOverError(HiveError):
     """A move was asked for after the game ended."""
+
+    def __init__(self, message: str = GAME_OVER) -> None:
+        super().__init__(message)

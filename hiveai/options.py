@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from hiveai.timeman import REPLY_MARGIN, TIME_USAGE
+
 
 @dataclass
 class Option:
@@ -75,9 +77,9 @@ def default_options() -> list[Option]:
         # Off by default: hive-hydra takes the *first* line as the move (uhp.md 4.9).
         Option("ReportIntermediateBestMoves", "bool", False),
         # Fraction of a "bestmove time" budget the search aims to use (see timeman).
-        Option("TimeUsage", "double", 0.9, 0.1, 1.0),
+        Option("TimeUsage", "double", TIME_USAGE, 0.1, 1.0),
         # Milliseconds kept back from a "bestmove time" budget for replying.
-        Option("TimeMarginMs", "int", 20, 0, 1000),
+        Option("TimeMarginMs", "int", round(REPLY_MARGIN * 1000), 0, 1000),
         # How much the engine logs on stderr. Quiet by default, so a client that
         # never reads stderr cannot fill the pipe and block the engine.
         Option("LogLevel", "enum", "Warning", choices=("Debug", "Info", "Warning", "Error")),

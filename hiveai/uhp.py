@@ -29,7 +29,7 @@ from typing import Callable, Iterable, TextIO
 
 from hiveai import ENGINE_NAME, __version__
 from hiveai import timeman
-from hiveai.errors import GameOverError, HiveError
+from hiveai.errors import GAME_OVER, GameOverError, HiveError
 from hiveai.options import Options
 
 log = logging.getLogger("hiveai.uhp")
@@ -38,7 +38,6 @@ CAPABILITIES = "Mosquito;Ladybug;Pillbug"
 
 # Mzinga's wording, which clients and users already know.
 NO_GAME = "No game in progress. Try 'newgame' to start a new game."
-GAME_OVER = "The game is over. Try 'newgame' to start a new game."
 INVALID_COMMAND = "Invalid command. Try 'info' or see uhp.md for the command set."
 BESTMOVE_USAGE = "Usage: bestmove [time hh:mm:ss[.fffffff] | depth N]"
 
