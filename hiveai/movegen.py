@@ -86,7 +86,7 @@ _LEFT_OFFSET = tuple(DIR_OFFSET[(d + 5) % 6] for d in range(6))
 _RIGHT_OFFSET = tuple(DIR_OFFSET[(d + 1) % 6] for d in range(6))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nb(cell, d):
     return (cell + DIR_OFFSET[d]) & CELL_MASK
 
@@ -102,7 +102,7 @@ def _new_stamp(ws):
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _can_slide(b, cell, d):
     """Freedom to move plus contact: exactly one flank of the edge is occupied."""
     left = b[HEIGHT + ((cell + _LEFT_OFFSET[d]) & CELL_MASK)] > 0
@@ -110,7 +110,7 @@ def _can_slide(b, cell, d):
     return left != right
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _can_climb(b, cell, d, h_src, h_dst):
     """Beetle-gate test for a step between stacks of heights h_src and h_dst."""
     hl = b[HEIGHT + ((cell + _LEFT_OFFSET[d]) & CELL_MASK)]
@@ -120,7 +120,7 @@ def _can_climb(b, cell, d, h_src, h_dst):
     return min(hl, hr) <= max(h_src, h_dst)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add(ws, stamp, moves, n, piece, dest):
     """Append (piece, dest) unless this piece already has it (same stamp)."""
     if ws[WS_MARK + dest] != stamp:

@@ -59,7 +59,7 @@ def perft_kernel(b, ws, moves, depth):
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _gen(b, ws, moves, off):
     """Moves at moves[off:], a lone PASS when stuck; returns the end."""
     n = generate_moves(b, ws, moves, off)

@@ -50,22 +50,22 @@ def new_position(game_type: int) -> np.ndarray:
     return b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_piece(mv):
     return mv >> MOVE_PIECE_SHIFT
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_dest(mv):
     return mv & CELL_MASK
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def make_move(piece, dest):
     return (piece << MOVE_PIECE_SHIFT) | dest
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lift(b, p):
     """Take piece p off the top of its stack; returns its cell."""
     src = b[POS + p]
@@ -77,7 +77,7 @@ def _lift(b, p):
     return src
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _drop(b, p, cell):
     """Put piece p on top of ``cell``."""
     h = b[HEIGHT + cell]
@@ -138,7 +138,7 @@ def undo_move(b, mv, token):
         b[HASH] ^= stunned_key(last)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def surrounded(b, cell):
     for d in range(6):
         if b[HEIGHT + ((cell + DIR_OFFSET[d]) & CELL_MASK)] == 0:

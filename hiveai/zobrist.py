@@ -22,7 +22,7 @@ _STUNNED_BASE = 28 * 8192
 _SIDE_INDEX = _STUNNED_BASE + 64
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _mix(i):
     z = np.uint64(i) * _GOLDEN + _GOLDEN
     z = (z ^ (z >> _S30)) * _M1
@@ -30,19 +30,19 @@ def _mix(i):
     return np.int64(z ^ (z >> _S31))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def piece_key(piece, cell, level):
     """Key of ``piece`` standing on ``cell`` at stack ``level`` (0 = ground)."""
     return _mix(piece * 8192 + cell * 8 + level)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def stunned_key(piece):
     """Key of "``piece`` was moved last ply and may not move or be thrown now"."""
     return _mix(_STUNNED_BASE + piece)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def side_key():
     """Key XORed in on every ply, so the side to move is part of the hash."""
     return _mix(_SIDE_INDEX)
