@@ -27,6 +27,7 @@ from hiveai.bug import (
     piece_in_game,
 )
 from hiveai.errors import GameOverError, GameStringError, HiveError, IllegalMoveError
+from hiveai.hex_grid import CELL_MASK
 from hiveai.movegen import MAX_MOVES, WS_PIN, find_pinned, legal_moves, new_workspace
 from hiveai.notation import (
     move_to_string,
@@ -45,6 +46,7 @@ from hiveai.position import (
     IN_PROGRESS,
     LAST_MOVED,
     LEVEL,
+    MOVE_PIECE_SHIFT,
     PASS,
     PLY,
     POS,
@@ -105,11 +107,9 @@ class Board:
     def copy(self) -> Board:
         """An independent copy (history included)."""
         other = Board.__new__(Board)
-        other._b = self._b.copy()
-        other._ws = new_workspace()
-        other._buf = np.empty(MAX_MOVES, dtype=np.int32)
+        other._reset(self.game_type)
+        other._b[:] = self._b
         other._history = list(self._history)
-        other._legal = None
         return other
 
     # --- state ----------------------------------------------------------
@@ -183,16 +183,23 @@ class Board:
 
     def legal_moves(self) -> list[int]:
         """Legal moves of the side to move; ``[PASS]`` when stuck, ``[]`` when over."""
+        return list(self._legal_moves())
+
+    def _legal_moves(self) -> list[int]:
+        """The cached legal-move list itself (callers must not change it)."""
         if self._legal is None:
             if self.is_game_over():
                 self._legal = []
             else:
                 n = legal_moves(self._b, self._ws, self._buf)
                 self._legal = [int(m) for m in self._buf[:n]]
-        return list(self._legal)
+        return self._legal
 
-    def is_legal(self, move: int) -> bool:
-        return move in self.legal_moves()
+    def _check_legal(self, move: int) -> None:
+        if self.is_game_over():
+            raise GameOverError()
+        if move not in self._legal_moves():
+            raise IllegalMoveError(self._why_illegal(move))
 
     def move_to_string(self, move: int) -> str:
         """Canonical MoveString of ``move`` in the current position."""
@@ -213,16 +220,15 @@ class Board:
         if self.is_game_over():
             raise GameOverError()
         move = parse_move_string(self._b, text)
-        if move not in self.legal_moves():
-            raise IllegalMoveError(self._why_illegal(move))
+        self._check_legal(move)
         return move
 
     def push(self, move: int) -> None:
         """Play a legal move int (IllegalMoveError otherwise)."""
-        if self.is_game_over():
-            raise GameOverError()
-        if move not in self.legal_moves():
-            raise IllegalMoveError(self._why_illegal(move))
+        self._check_legal(move)
+        self._push_checked(move)
+
+    def _push_checked(self, move: int) -> None:
         text = self.move_to_string(move)
         token = int(do_move(self._b, move))
         self._history.append((move, token, text))
@@ -231,7 +237,7 @@ class Board:
     def play(self, text: str) -> int:
         """Play a MoveString; returns the move int. State unchanged on error."""
         move = self.parse_move(text)
-        self.push(move)
+        self._push_checked(move)
         return move
 
     def pop(self) -> int:
@@ -246,7 +252,7 @@ class Board:
     def undo(self, count: int = 1) -> None:
         """Take back ``count`` plies (1 <= count <= ply), all or nothing."""
         if not 1 <= count <= len(self._history):
-            raise HiveError(f"Unable to undo {count} moves: {len(self._history)} played.")
+            raise HiveError(f"Unable to undo {count} moves: {len(self._history)} played so far.")
         for _ in range(count):
             self.pop()
 
@@ -264,7 +270,7 @@ class Board:
         b = self._b
         if move == PASS:
             return "You can't pass when you have valid moves."
-        piece, dest = move >> 10, move & 1023
+        piece, dest = move >> MOVE_PIECE_SHIFT, move & CELL_MASK
         name = PIECE_NAMES[piece]
         side = self.turn
         if not piece_in_game(piece, self.game_type):

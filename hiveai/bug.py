@@ -20,6 +20,9 @@ COLOUR_NAMES = ("White", "Black")
 
 PIECES_PER_COLOUR = 14
 N_PIECES = 2 * PIECES_PER_COLOUR
+# Room per cell for a stack: at most 7 pieces can pile up (one ground piece,
+# then the 4 beetles and 2 mosquitoes), rounded up to a power of two.
+MAX_STACK = 8
 
 # Kind of each of a colour's 14 pieces, and its number (0 for single pieces).
 PIECE_KIND = (
@@ -39,7 +42,6 @@ KIND_COUNT = (1, 2, 2, 3, 3, 1, 1, 1)
 EXP_MOSQUITO, EXP_LADYBUG, EXP_PILLBUG = 1, 2, 4
 EXPANSION_LETTERS = (("M", EXP_MOSQUITO), ("L", EXP_LADYBUG), ("P", EXP_PILLBUG))
 KIND_EXPANSION = {MOSQUITO: EXP_MOSQUITO, LADYBUG: EXP_LADYBUG, PILLBUG: EXP_PILLBUG}
-ALL_GAME_TYPES = tuple(range(8))
 
 
 def colour_of(piece: int) -> int:

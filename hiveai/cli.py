@@ -72,7 +72,7 @@ def perft(depth: int, as_json: bool, game: str) -> None:
     if not as_json:
         click.echo(f"perft from {board.game_string()}")
         click.echo(f"{'depth':>5} {'leaves':>15} {'seconds':>9} {'leaves/s':>14}")
-    for d in range(0 if as_json else 1, depth + 1):
+    for d in range(1, depth + 1):
         start = time.perf_counter()
         leaves = board.perft(d)
         secs = time.perf_counter() - start

@@ -19,8 +19,6 @@ the two cells flanking the edge crossed are in directions ``d-1`` and ``d+1``
 (mod 6) from the start cell: the "gate" the Freedom to Move rule looks at.
 """
 
-import numpy as np
-
 GRID_BITS = 5
 GRID = 1 << GRID_BITS  # 32: > 29 cells, the widest span a legal hive can touch
 N_CELLS = GRID * GRID
@@ -31,7 +29,6 @@ NW, NE, E, SE, SW, W = range(6)
 DIR_QR = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))
 # Index offset of each direction (wrap with & CELL_MASK).
 DIR_OFFSET = tuple(dq + GRID * dr for dq, dr in DIR_QR)
-DIR_OFFSETS = np.array(DIR_OFFSET, dtype=np.int64)
 
 # White's first piece goes here. Any cell would do on a torus; the middle keeps
 # debug printouts readable.
@@ -41,35 +38,3 @@ ORIGIN = GRID // 2 + GRID * (GRID // 2)
 def neighbour(cell: int, d: int) -> int:
     """Index of the neighbour of ``cell`` in direction ``d`` (plain Python)."""
     return (cell + DIR_OFFSET[d]) & CELL_MASK
-
-
-def direction_between(a: int, b: int) -> int:
-    """Direction from cell ``a`` to adjacent cell ``b``, or -1 if not adjacent."""
-    for d in range(6):
-        if neighbour(a, d) == b:
-            return d
-    return -1
-
-
-def layout(cells: list[int]) -> dict[int, tuple[int, int]]:
-    """Unwrapped (q, r) coordinates for a connected set of cells.
-
-    Walks the group breadth-first from its first cell, so coordinates are
-    exact however far the hive has drifted or stretched on the torus.
-    """
-    if not cells:
-        return {}
-    wanted = set(cells)
-    start = cells[0]
-    out = {start: (0, 0)}
-    todo = [start]
-    while todo:
-        c = todo.pop()
-        q, r = out[c]
-        for d in range(6):
-            n = neighbour(c, d)
-            if n in wanted and n not in out:
-                dq, dr = DIR_QR[d]
-                out[n] = (q + dq, r + dr)
-                todo.append(n)
-    return out

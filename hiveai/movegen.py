@@ -35,11 +35,10 @@ from numba import njit
 from hiveai.bug import (
     ANT,
     BEETLE,
-    EXP_LADYBUG,
-    EXP_MOSQUITO,
     EXP_PILLBUG,
     GRASSHOPPER,
     KIND_COUNT,
+    KIND_EXPANSION,
     KIND_FIRST,
     LADYBUG,
     MOSQUITO,
@@ -52,7 +51,17 @@ from hiveai.bug import (
     SPIDER,
 )
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS, ORIGIN
-from hiveai.position import GAME_TYPE, HEIGHT, LAST_MOVED, LEVEL, PLY, POS, TOP, PASS
+from hiveai.position import (
+    GAME_TYPE,
+    HEIGHT,
+    LAST_MOVED,
+    LEVEL,
+    MOVE_PIECE_SHIFT,
+    PASS,
+    PLY,
+    POS,
+    TOP,
+)
 
 # Workspace layout (int32).
 WS_STAMP = 0  # the current stamp
@@ -66,6 +75,10 @@ WS_PLACEABLE = WS_DFS_DIR + N_PIECES + 1  # pieces that may be placed now
 WS_QUEUE = WS_PLACEABLE + N_KINDS  # ant flood fill / placement cell list
 WS_SIZE = WS_QUEUE + N_CELLS
 
+# Stamps one generate_moves call can use at most: placement, pins, one per piece.
+STAMPS_PER_GENERATION = 2 + N_PIECES
+STAMP_LIMIT = 2**31 - 1 - 2 * STAMPS_PER_GENERATION
+
 # Upper bound on the legal moves of one position, with margin: 14 pieces
 # moving to at most ~6*28 cells each plus placements of 7 bugs on those cells.
 MAX_MOVES = 4096
@@ -74,7 +87,9 @@ KIND = np.array(PIECE_KIND * 2, dtype=np.int64)
 _KIND_FIRST = np.array(KIND_FIRST, dtype=np.int64)
 _KIND_COUNT = np.array(KIND_COUNT, dtype=np.int64)
 # Expansion bit needed for each kind (0 = always in play).
-_KIND_EXP = np.array([0, 0, 0, 0, 0, EXP_MOSQUITO, EXP_LADYBUG, EXP_PILLBUG], dtype=np.int64)
+_KIND_EXP = np.array([KIND_EXPANSION.get(k, 0) for k in range(N_KINDS)], dtype=np.int64)
+_PILLBUG_INDEX = KIND_FIRST[PILLBUG]
+_MOSQUITO_INDEX = KIND_FIRST[MOSQUITO]
 
 
 def new_workspace() -> np.ndarray:
@@ -94,12 +109,21 @@ def _nb(cell, d):
 @njit(cache=True)
 def _new_stamp(ws):
     s = ws[WS_STAMP] + 1
-    if s >= 2_000_000_000:
-        # Stamps are about to overflow: clear every stamped array once.
-        ws[WS_MARK : WS_MARK + N_CELLS + N_PIECES] = 0
-        s = 1
     ws[WS_STAMP] = s
     return s
+
+
+@njit(cache=True)
+def _renew_stamps(ws):
+    """Restart the stamp counter before it can overflow int32.
+
+    Called once at the start of each generation, never inside one: a reset
+    midway would erase the pin marks the rest of that generation relies on.
+    One generation uses fewer than STAMPS_PER_GENERATION stamps.
+    """
+    if ws[WS_STAMP] >= STAMP_LIMIT:
+        ws[WS_MARK : WS_MARK + N_CELLS + N_PIECES] = 0
+        ws[WS_STAMP] = 0
 
 
 @njit(cache=True)
@@ -125,7 +149,7 @@ def _add(ws, stamp, moves, n, piece, dest):
     """Append (piece, dest) unless this piece already has it (same stamp)."""
     if ws[WS_MARK + dest] != stamp:
         ws[WS_MARK + dest] = stamp
-        moves[n] = (piece << 10) | dest
+        moves[n] = (piece << MOVE_PIECE_SHIFT) | dest
         n += 1
     return n
 
@@ -138,10 +162,10 @@ def find_pinned(b, ws, root):
     """Mark every piece that is an articulation point of the hive.
 
     Iterative Tarjan over occupied cells, linear in the number of stacks.
-    A pinned piece is the one at the bottom of its cell; only single-piece
-    cells matter for movement (a piece on top never splits the hive, one
-    underneath cannot move anyway). Returns the stamp that marks pins in
-    ``ws[WS_PIN + piece]``.
+    Each cell is marked through its top piece. Only single-piece cells
+    matter: a piece on top of a stack never splits the hive (callers skip the
+    pin test for it) and a covered piece cannot move at all. Returns the
+    stamp that marks pins in ``ws[WS_PIN + piece]``.
     """
     stamp = _new_stamp(ws)
     for p in range(N_PIECES):
@@ -249,7 +273,7 @@ def _ant(b, ws, stamp, moves, n, p, src):
                 ws[WS_MARK + nc] = stamp
                 ws[WS_QUEUE + tail] = nc
                 tail += 1
-                moves[n] = (p << 10) | nc
+                moves[n] = (p << MOVE_PIECE_SHIFT) | nc
                 n += 1
     return n
 
@@ -438,6 +462,7 @@ def generate_moves(b, ws, moves, n):
     Returns the new end. The caller decides what no moves means (a pass) and
     must not call this on a finished game.
     """
+    _renew_stamps(ws)
     side = b[PLY] & 1
     base = side * PIECES_PER_COLOUR
     npl = _placeable(b, ws, side)
@@ -446,7 +471,7 @@ def generate_moves(b, ws, moves, n):
         for i in range(npl):
             p = ws[WS_PLACEABLE + i]
             for j in range(ncells):
-                moves[n] = (p << 10) | ws[WS_QUEUE + j]
+                moves[n] = (p << MOVE_PIECE_SHIFT) | ws[WS_QUEUE + j]
                 n += 1
     if b[POS + base] < 0:
         return n  # no movement before the queen is down
@@ -456,7 +481,7 @@ def generate_moves(b, ws, moves, n):
     t0 = -1
     t1 = -1
     if b[GAME_TYPE] & EXP_PILLBUG:
-        for p in (base + 13, base + 11):
+        for p in (base + _PILLBUG_INDEX, base + _MOSQUITO_INDEX):
             c = b[POS + p]
             if c < 0 or p == last or b[HEIGHT + c] != 1:
                 continue

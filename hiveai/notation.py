@@ -12,10 +12,17 @@ import re
 
 import numpy as np
 
-from hiveai.bug import COLOUR_NAMES, PIECE_NAMES, game_type_string, parse_game_type, parse_piece
+from hiveai.bug import (
+    COLOUR_NAMES,
+    MAX_STACK,
+    PIECE_NAMES,
+    game_type_string,
+    parse_game_type,
+    parse_piece,
+)
 from hiveai.errors import GameStringError, GameTypeError, MoveStringError
-from hiveai.hex_grid import NE, NW, E, SE, SW, W, ORIGIN, neighbour
-from hiveai.position import HEIGHT, MAX_STACK, PASS, PLY, POS, STACK, TOP
+from hiveai.hex_grid import CELL_MASK, NE, NW, ORIGIN, SE, SW, E, W, neighbour
+from hiveai.position import HEIGHT, MOVE_PIECE_SHIFT, PASS, PLY, POS, STACK, TOP
 
 STATES = ("NotStarted", "InProgress", "Draw", "WhiteWins", "BlackWins")
 
@@ -48,7 +55,7 @@ def move_to_string(b: np.ndarray, mv: int) -> str:
     """
     if mv == PASS:
         return "pass"
-    piece, dest = mv >> 10, mv & 1023
+    piece, dest = mv >> MOVE_PIECE_SHIFT, mv & CELL_MASK
     name = PIECE_NAMES[piece]
     if int(b[PLY]) == 0:
         return name
@@ -92,7 +99,7 @@ def parse_move_string(b: np.ndarray, text: str) -> int:
         raise MoveStringError(f'Unable to parse move "{text.strip()}": unknown piece "{tokens[0]}".')
     if len(tokens) == 1:
         if int(b[PLY]) == 0:
-            return (piece << 10) | ORIGIN
+            return (piece << MOVE_PIECE_SHIFT) | ORIGIN
         raise MoveStringError(
             f'Unable to parse move "{text.strip()}": only the first move of the game may omit the position.'
         )
@@ -113,7 +120,7 @@ def parse_move_string(b: np.ndarray, text: str) -> int:
         dest = neighbour(ref_cell, _SUFFIX_DIR[m.group(3)])
     else:
         dest = ref_cell
-    return (piece << 10) | dest
+    return (piece << MOVE_PIECE_SHIFT) | dest
 
 
 def parse_game_type_string(text: str) -> int:

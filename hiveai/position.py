@@ -14,11 +14,9 @@ and so do pillbug throws: UHP names the thrown piece and where it lands.
 import numpy as np
 from numba import njit
 
-from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
+from hiveai.bug import MAX_STACK, N_PIECES, PIECES_PER_COLOUR
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS
 from hiveai.zobrist import piece_key, side_key, stunned_key
-
-MAX_STACK = 8  # a cell holds at most 7: one ground piece, 4 beetles, 2 mosquitoes
 
 HEIGHT = 0  # b[HEIGHT + c]: number of pieces on cell c
 TOP = HEIGHT + N_CELLS  # b[TOP + c]: top piece on c, -1 if empty
@@ -33,7 +31,6 @@ STATE_SIZE = PLY + 4
 
 MOVE_PIECE_SHIFT = 10
 PASS = N_PIECES << MOVE_PIECE_SHIFT
-NO_UNDO = -1
 
 # Results, as returned by game_result().
 IN_PROGRESS, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
@@ -48,21 +45,6 @@ def new_position(game_type: int) -> np.ndarray:
     b[LAST_MOVED] = -1
     b[GAME_TYPE] = game_type
     return b
-
-
-@njit(cache=True)
-def move_piece(mv):
-    return mv >> MOVE_PIECE_SHIFT
-
-
-@njit(cache=True)
-def move_dest(mv):
-    return mv & CELL_MASK
-
-
-@njit(cache=True)
-def make_move(piece, dest):
-    return (piece << MOVE_PIECE_SHIFT) | dest
 
 
 @njit(cache=True)
@@ -106,8 +88,10 @@ def do_move(b, mv):
             b[LAST_MOVED] = p
             b[HASH] ^= stunned_key(p)
         else:
-            # A placement never stuns: the new piece touches no enemy, so no
-            # enemy pillbug could throw it anyway (see uhp.md 3.6).
+            # A placement never stuns (Mzinga says it does; it cannot matter):
+            # a new piece touches no enemy stack, so no enemy pillbug could
+            # throw it next ply. Black's first piece does touch White's, but
+            # White's queen is not down yet, so no pillbug power is usable.
             b[LAST_MOVED] = -1
         _drop(b, p, mv & CELL_MASK)
     b[PLY] += 1
@@ -171,7 +155,7 @@ def game_result(b):
 def recompute_hash(b):
     """The Zobrist hash computed from scratch (make/unmake keep it incrementally).
 
-    Used to check the incremental updates, and after loading a position.
+    The tests compare it with the incremental hash after every make and unmake.
     """
     h = np.int64(0)
     for p in range(N_PIECES):

@@ -24,9 +24,10 @@ from typing import Callable
 import numpy as np
 
 from hiveai.board import PASS, Board
+from hiveai.bug import EXP_PILLBUG
 from hiveai.evaluate import WIN, queen_neighbours, result_score, static_score
 from hiveai.movegen import MAX_MOVES, legal_moves, new_workspace
-from hiveai.position import IN_PROGRESS, do_move, game_result, undo_move
+from hiveai.position import GAME_TYPE, IN_PROGRESS, do_move, game_result, undo_move
 from hiveai.timeman import Limits
 
 # Deepest search available: depth limits above this are searched to this depth.
@@ -99,8 +100,10 @@ def _score_move(b: np.ndarray, ws: np.ndarray, buf: np.ndarray, mv: int, me: int
         n = int(legal_moves(b, ws, buf))
         opponent_moves = 0 if buf[0] == PASS else n
         score = static_score(b, me, opponent_moves)
-        # One ply fills at most one cell, so only a queen with 5 neighbours can fall next.
-        if queen_neighbours(b, me) == 5:
+        # An ordinary move fills one cell, so it can only finish a queen with 5
+        # neighbours; a pillbug throw can move our queen itself into a pocket,
+        # so with pillbugs in play every reply is checked.
+        if queen_neighbours(b, me) == 5 or b[GAME_TYPE] & EXP_PILLBUG:
             visited, lost = _opponent_wins_at_once(b, buf, n, me)
             nodes += visited
             if lost:
@@ -138,7 +141,7 @@ def _reported(board: Board, mv: int, score: int, nodes: int,
 def warmup() -> None:
     """Compile or load every kernel that the engine and this search use."""
     from hiveai.board import warmup as board_warmup
-    from hiveai.timeman import depth_limits, StopFlag
+    from hiveai.timeman import StopFlag, depth_limits
 
     board_warmup()
     board = Board.parse("Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")

@@ -27,8 +27,7 @@ import sys
 import time
 from typing import Callable, Iterable, TextIO
 
-from hiveai import ENGINE_NAME, __version__
-from hiveai import timeman
+from hiveai import ENGINE_NAME, __version__, timeman
 from hiveai.errors import GAME_OVER, GameOverError, HiveError
 from hiveai.options import Options
 
@@ -168,7 +167,9 @@ class UhpServer:
 
     def cmd_newgame(self, args: list[str], rest: str) -> Iterable[str]:
         """``newgame [GameTypeString | GameString]``; a bad argument keeps the old game."""
-        from hiveai.board import Board  # first numba import happens here, after the banner
+        from hiveai.board import (
+            Board,  # first numba import happens here, after the banner
+        )
 
         # Moves contain spaces: re-join the tokens with single spaces, as Mzinga does.
         text = " ".join(args) if args else "Base"
@@ -201,11 +202,10 @@ class UhpServer:
         board = self._game(playable=False)
         if len(args) > 1 or (args and not _UNSIGNED.match(args[0])):
             raise CommandError(f"Unable to undo '{rest}' moves: expected a whole number.")
-        n = int(args[0]) if args else 1
-        if not 1 <= n <= board.ply:
-            raise CommandError(f"Unable to undo {n} moves: {board.ply} played so far.")
-        for _ in range(n):
-            board.pop()
+        try:
+            board.undo(int(args[0]) if args else 1)
+        except HiveError as e:
+            raise CommandError(e) from None
         return [board.game_string()]
 
     def cmd_options(self, args: list[str], rest: str) -> Iterable[str]:
@@ -241,7 +241,7 @@ class UhpServer:
         self.searching = True
         try:
             report = self.emit if self.options["ReportIntermediateBestMoves"] else None
-            result = search.best_move(board.copy(), limits, report=report)
+            result = search.best_move(board, limits, report=report)
             while limits.infinite and not self.stop.is_set():
                 time.sleep(0.02)  # sleep is resumed after the handler runs (PEP 475)
         finally:

@@ -11,15 +11,19 @@ run so book and TT keys are stable.
 import numpy as np
 from numba import njit
 
+from hiveai.bug import MAX_STACK, N_PIECES
+from hiveai.hex_grid import N_CELLS
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
-# Key index spaces: piece keys use piece*8192 + cell*8 + level (level < 8),
-# the stunned-piece keys and the side key sit above them.
-_STUNNED_BASE = 28 * 8192
-_SIDE_INDEX = _STUNNED_BASE + 64
+# Key index spaces: one per (piece, cell, level), then one per stunned piece,
+# then the side key.
+_PER_PIECE = N_CELLS * MAX_STACK
+_STUNNED_BASE = N_PIECES * _PER_PIECE
+_SIDE_INDEX = _STUNNED_BASE + N_PIECES
 
 
 @njit(cache=True)
@@ -33,7 +37,7 @@ def _mix(i):
 @njit(cache=True)
 def piece_key(piece, cell, level):
     """Key of ``piece`` standing on ``cell`` at stack ``level`` (0 = ground)."""
-    return _mix(piece * 8192 + cell * 8 + level)
+    return _mix(piece * _PER_PIECE + cell * MAX_STACK + level)
 
 
 @njit(cache=True)

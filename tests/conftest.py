@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from uhp_client import COLD_TIMEOUT, MIDGAME, Engine
 
 

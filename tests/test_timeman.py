@@ -6,7 +6,13 @@ import time
 
 import pytest
 
-from hiveai.timeman import StopFlag, depth_limits, infinite_limits, parse_timespan, time_limits
+from hiveai.timeman import (
+    StopFlag,
+    depth_limits,
+    infinite_limits,
+    parse_timespan,
+    time_limits,
+)
 
 
 @pytest.mark.parametrize("text, seconds", [

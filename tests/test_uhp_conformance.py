@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from hive_oracle import CANONICAL_MOVE, Oracle, neighbours
 from uhp_client import COLD_TIMEOUT, MIDGAME, REPO, Engine
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from uhp_client import MIDGAME, Engine
 
 KEYWORDS = ["info", "newgame", "play", "pass", "validmoves", "undo", "options", "INFO", "Play", "UNDO"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from hive_oracle import CANONICAL_MOVE, Oracle, neighbours
 from uhp_client import Engine
 

@@ -31,24 +31,29 @@ COMPILE_SNIPPET = "import hiveai.board as hb; hb.warmup()"
 STARTUP_SNIPPET = "from hiveai.board import Board; Board('Base').perft(1)"
 
 
-def reference(game_string: str, depth: int) -> int | None:
-    """The reference leaf count for a GameString and depth, if the data has it."""
+def _read_reference() -> dict[tuple[str, int], int]:
+    """Every (GameString, depth) -> leaves row of the reference tables."""
+    table = {}
     for path in DATA.glob("*.tsv"):
         for line in path.read_text().splitlines():
             if line.startswith("#") or not line.strip():
                 continue
             g, d, n = line.split("\t")
-            if g == game_string and int(d) == depth:
-                return int(n)
-    return None
+            table[(g, int(d))] = int(n)
+    return table
+
+
+REFERENCE = _read_reference()
+
+
+def reference(game_string: str, depth: int) -> int | None:
+    """The reference leaf count for a GameString and depth, if the data has it."""
+    return REFERENCE.get((game_string, depth))
 
 
 def random_positions() -> list[str]:
-    seen: dict[str, None] = {}
-    for line in (DATA / "random_positions.tsv").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            seen[line.split("\t")[0]] = None
-    return list(seen)
+    """The distinct GameStrings of random_positions.tsv, in file order."""
+    return list(dict.fromkeys(g for g, _ in REFERENCE if "NotStarted" not in g))
 
 
 def time_perft(boards, depth: int) -> tuple[int, float]:
@@ -121,8 +126,9 @@ def main(argv: list[str] | None = None) -> int:
             startup = min(run_subprocess(STARTUP_SNIPPET, env) for _ in range(3))
             extra.append(("start-up, warm cache (python + import + perft(1))", f"{startup:.2f} s"))
 
-    import numba
     import platform
+
+    import numba
 
     print(f"hiveai perft benchmark  python {platform.python_version()}  numba {numba.__version__}  "
           f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS')}{'  (quick)' if args.quick else ''}")
