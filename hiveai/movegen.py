@@ -127,11 +127,21 @@ def _renew_stamps(ws):
 
 
 @njit(cache=True)
-def _can_slide(b, cell, d):
-    """Freedom to move plus contact: exactly one flank of the edge is occupied."""
-    left = b[HEIGHT + ((cell + _LEFT_OFFSET[d]) & CELL_MASK)] > 0
-    right = b[HEIGHT + ((cell + _RIGHT_OFFSET[d]) & CELL_MASK)] > 0
-    return left != right
+def _slides(b, cell):
+    """Bit set of the directions a piece on ``cell`` can slide to.
+
+    Freedom to move plus contact: the target must be empty and exactly one of
+    the two cells flanking the edge occupied (both is a gate, neither would
+    leave the hive). Six height loads give a 6-bit occupancy ring; rotating
+    it one step each way lines up each direction's two flanks.
+    """
+    occ = 0
+    for d in range(6):
+        if b[HEIGHT + _nb(cell, d)] > 0:
+            occ |= 1 << d
+    left = ((occ << 1) | (occ >> 5)) & 63  # bit d: flank d-1 occupied
+    right = ((occ >> 1) | (occ << 5)) & 63  # bit d: flank d+1 occupied
+    return ~occ & (left ^ right) & 63
 
 
 @njit(cache=True)
@@ -232,29 +242,31 @@ def find_pinned(b, ws, root):
 @njit(cache=True)
 def _slide_one(b, ws, stamp, moves, n, p, src):
     """Queen and pillbug: one sliding step."""
+    m = _slides(b, src)
     for d in range(6):
-        dst = _nb(src, d)
-        if b[HEIGHT + dst] == 0 and _can_slide(b, src, d):
-            n = _add(ws, stamp, moves, n, p, dst)
+        if (m >> d) & 1:
+            n = _add(ws, stamp, moves, n, p, _nb(src, d))
     return n
 
 
 @njit(cache=True)
 def _spider(b, ws, stamp, moves, n, p, src):
     """Exactly three sliding steps, never revisiting a cell (start included)."""
+    m1 = _slides(b, src)
     for d1 in range(6):
-        c1 = _nb(src, d1)
-        if b[HEIGHT + c1] != 0 or not _can_slide(b, src, d1):
+        if not (m1 >> d1) & 1:
             continue
+        c1 = _nb(src, d1)
+        m2 = _slides(b, c1)
         for d2 in range(6):
             c2 = _nb(c1, d2)
-            if c2 == src or b[HEIGHT + c2] != 0 or not _can_slide(b, c1, d2):
+            if not (m2 >> d2) & 1 or c2 == src:
                 continue
+            m3 = _slides(b, c2)
             for d3 in range(6):
                 c3 = _nb(c2, d3)
-                if c3 == src or c3 == c1 or b[HEIGHT + c3] != 0 or not _can_slide(b, c2, d3):
-                    continue
-                n = _add(ws, stamp, moves, n, p, c3)
+                if (m3 >> d3) & 1 and c3 != src and c3 != c1:
+                    n = _add(ws, stamp, moves, n, p, c3)
     return n
 
 
@@ -267,14 +279,16 @@ def _ant(b, ws, stamp, moves, n, p, src):
     while head < tail:
         c = ws[WS_QUEUE + head]
         head += 1
+        m = _slides(b, c)
         for d in range(6):
-            nc = _nb(c, d)
-            if ws[WS_MARK + nc] != stamp and b[HEIGHT + nc] == 0 and _can_slide(b, c, d):
-                ws[WS_MARK + nc] = stamp
-                ws[WS_QUEUE + tail] = nc
-                tail += 1
-                moves[n] = (p << MOVE_PIECE_SHIFT) | nc
-                n += 1
+            if (m >> d) & 1:
+                nc = _nb(c, d)
+                if ws[WS_MARK + nc] != stamp:
+                    ws[WS_MARK + nc] = stamp
+                    ws[WS_QUEUE + tail] = nc
+                    tail += 1
+                    moves[n] = (p << MOVE_PIECE_SHIFT) | nc
+                    n += 1
     return n
 
 
