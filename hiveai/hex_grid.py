@@ -8,8 +8,10 @@ Why a torus is safe here: the index map sends two plane cells to the same
 index, or makes them look adjacent, only when they differ by a vector
 ``(32a, r)`` with ``a + r = 0 (mod 32)`` (plus at most one step). Every such
 vector has hex length >= 32. Hive never has more than 28 pieces and they always
-form one connected group, so any two pieces are at most 27 steps apart and any
-two cells a move can touch (pieces and their neighbours) at most 29 apart.
+form one connected group, so any two pieces are at most 27 steps apart, and
+any cell a move generator looks at (a piece, a neighbour a piece may land on,
+or a gate cell flanking such a step, two steps out) is at most 29 steps from
+every piece.
 Nothing a legal position or move looks at can alias, however the hive is
 stretched or wherever it drifts; there is no edge to fall off.
 
