@@ -14,7 +14,7 @@ and so do pillbug throws: UHP names the thrown piece and where it lands.
 import numpy as np
 from numba import njit
 
-from hiveai.bug import MAX_STACK, N_PIECES, PIECES_PER_COLOUR
+from hiveai.bug import EXP_PILLBUG, MAX_STACK, N_PIECES, PIECES_PER_COLOUR
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS
 from hiveai.zobrist import piece_key, side_key, stunned_key
 
@@ -72,11 +72,23 @@ def _drop(b, p, cell):
 
 
 @njit(cache=True)
+def _stun_hash(b, p):
+    """Hash term for "piece p moved last ply" (0 when p is -1).
+
+    Only a pillbug power can be affected by it (the last-moved piece is
+    otherwise always the opponent's, which we cannot move anyway), so without
+    pillbugs the term is 0 and transpositions are not split by it.
+    """
+    if p < 0 or (b[GAME_TYPE] & EXP_PILLBUG) == 0:
+        return 0
+    return stunned_key(p)
+
+
+@njit(cache=True)
 def do_move(b, mv):
     """Play ``mv`` (assumed legal). Returns the undo token for :func:`undo_move`."""
     last = b[LAST_MOVED]
-    if last >= 0:
-        b[HASH] ^= stunned_key(last)
+    b[HASH] ^= _stun_hash(b, last)
     if mv == PASS:
         src = -1
         b[LAST_MOVED] = -1
@@ -86,7 +98,7 @@ def do_move(b, mv):
         if src >= 0:
             _lift(b, p)
             b[LAST_MOVED] = p
-            b[HASH] ^= stunned_key(p)
+            b[HASH] ^= _stun_hash(b, p)
         else:
             # A placement never stuns (Mzinga says it does; it cannot matter):
             # a new piece touches no enemy stack, so no enemy pillbug could
@@ -104,9 +116,7 @@ def undo_move(b, mv, token):
     """Take back ``mv``, given the token :func:`do_move` returned."""
     b[PLY] -= 1
     b[HASH] ^= side_key()
-    cur = b[LAST_MOVED]
-    if cur >= 0:
-        b[HASH] ^= stunned_key(cur)
+    b[HASH] ^= _stun_hash(b, b[LAST_MOVED])
     if mv != PASS:
         p = mv >> MOVE_PIECE_SHIFT
         _lift(b, p)
@@ -118,8 +128,7 @@ def undo_move(b, mv, token):
             b[LEVEL + p] = 0
     last = (token >> 11) - 1
     b[LAST_MOVED] = last
-    if last >= 0:
-        b[HASH] ^= stunned_key(last)
+    b[HASH] ^= _stun_hash(b, last)
 
 
 @njit(cache=True)
@@ -164,6 +173,5 @@ def recompute_hash(b):
             h ^= piece_key(p, c, b[LEVEL + p])
     if b[PLY] & 1:
         h ^= side_key()
-    if b[LAST_MOVED] >= 0:
-        h ^= stunned_key(b[LAST_MOVED])
+    h ^= _stun_hash(b, b[LAST_MOVED])
     return h

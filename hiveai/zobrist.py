@@ -1,8 +1,8 @@
 """Zobrist keys, computed on the fly instead of stored in tables.
 
 A position's hash is the XOR of one key per (piece, cell, level) triple, one
-for the side to move, and one for the "stunned" piece (the piece moved last
-ply, which the pillbug rule freezes for a ply). Keys come from the splitmix64
+for the side to move, and, in games with the pillbug, one for the "stunned"
+piece (moved last ply, so it may not move or be thrown). Keys come from the splitmix64
 finaliser applied to the triple's index: a few multiplies, no 1.8 MB table
 to keep in cache or to freeze into the compiled code, and identical on every
 run so book and TT keys are stable.

@@ -15,7 +15,7 @@ from hiveai.movegen import (
     generate_moves,
     new_workspace,
 )
-from hiveai.position import HASH, recompute_hash
+from hiveai.position import HASH, LAST_MOVED, recompute_hash
 
 GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
 
@@ -56,3 +56,18 @@ def test_stamp_counter_wraps_without_losing_pins():
         ws[WS_STAMP] = start
         n = generate_moves(board.position_array, ws, buf, 0)
         assert sorted(int(m) for m in buf[:n]) == expected, start
+
+
+def test_last_moved_piece_hashed_only_with_pillbugs():
+    """Positions that differ only in which piece moved last share a hash
+    unless a pillbug is in play (only its power can see the difference)."""
+    moves = ["wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-", "wQ \\wS1", "bQ bS1\\"]
+    for game_type, differs in (("Base", False), ("Base+ML", False), ("Base+P", True), ("Base+MLP", True)):
+        board = Board(game_type)
+        for m in moves:
+            board.play(m)
+        a = board.position_array.copy()
+        b = a.copy()
+        assert a[LAST_MOVED] == 14  # bQ moved last
+        b[LAST_MOVED] = 0  # as if wQ had
+        assert (recompute_hash(a) != recompute_hash(b)) == differs, game_type
