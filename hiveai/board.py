@@ -191,7 +191,7 @@ class Board:
             if self.is_game_over():
                 self._legal = []
             else:
-                n = legal_moves(self._b, self._ws, self._buf)
+                n = legal_moves(self._b, self._ws, self._buf, 0)
                 self._legal = [int(m) for m in self._buf[:n]]
         return self._legal
 

@@ -50,7 +50,7 @@ def warmup() -> None:
 
 
 @main.command()
-@click.option("--depth", "-d", default=5, show_default=True, type=click.IntRange(0, 20), help="Deepest ply to count.")
+@click.option("--depth", "-d", default=5, show_default=True, type=click.IntRange(1, 20), help="Deepest ply to count.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per depth, for scripts.")
 @click.argument("game", required=False, default="Base")
 def perft(depth: int, as_json: bool, game: str) -> None:

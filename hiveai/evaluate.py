@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from hiveai.bug import PIECES_PER_COLOUR
-from hiveai.hex_grid import CELL_MASK, DIR_OFFSET
-from hiveai.position import BLACK_WINS, DRAW, HEIGHT, POS, WHITE_WINS
+from hiveai.position import BLACK_WINS, DRAW, POS, WHITE_WINS, occupied_neighbours
 
 # A won game; larger than any static score.
 WIN = 1_000_000
@@ -33,7 +32,7 @@ def queen_neighbours(b: np.ndarray, colour: int) -> int:
     cell = int(b[POS + colour * PIECES_PER_COLOUR])
     if cell < 0:
         return 0
-    return sum(1 for off in DIR_OFFSET if b[HEIGHT + ((cell + off) & CELL_MASK)] > 0)
+    return int(occupied_neighbours(b, cell))
 
 
 def result_score(result: int, colour: int) -> int:

@@ -536,10 +536,13 @@ def generate_moves(b, ws, moves, n):
 
 
 @njit(cache=True)
-def legal_moves(b, ws, moves):
-    """All legal moves into moves[0:]; [PASS] when stuck. Game must not be over."""
-    n = generate_moves(b, ws, moves, 0)
-    if n == 0:
-        moves[0] = PASS
-        n = 1
-    return n
+def legal_moves(b, ws, moves, n):
+    """Legal moves appended at moves[n:], a lone PASS when stuck; returns the end.
+
+    The game must not be over.
+    """
+    end = generate_moves(b, ws, moves, n)
+    if end == n:
+        moves[n] = PASS
+        end += 1
+    return end

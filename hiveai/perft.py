@@ -8,8 +8,8 @@ whose game is over has no moves; a stuck side has exactly one move, ``pass``.
 import numpy as np
 from numba import njit
 
-from hiveai.movegen import MAX_MOVES, generate_moves
-from hiveai.position import IN_PROGRESS, PASS, do_move, game_result, undo_move
+from hiveai.movegen import MAX_MOVES, legal_moves
+from hiveai.position import IN_PROGRESS, do_move, game_result, undo_move
 
 
 @njit(cache=True)
@@ -31,7 +31,7 @@ def perft_kernel(b, ws, moves, depth):
     total = 0
     ply = 0
     lo[0] = 0
-    hi[0] = _gen(b, ws, moves, 0)
+    hi[0] = legal_moves(b, ws, moves, 0)
     cur[0] = -1
     if depth == 1:
         return hi[0]
@@ -48,7 +48,7 @@ def perft_kernel(b, ws, moves, depth):
         tok[ply] = do_move(b, mv)
         if game_result(b) != IN_PROGRESS:
             continue  # a finished game has no moves below it
-        n = _gen(b, ws, moves, hi[ply])
+        n = legal_moves(b, ws, moves, hi[ply])
         if ply + 2 == depth:
             total += n - hi[ply]  # bulk-count the last ply
             continue
@@ -57,16 +57,6 @@ def perft_kernel(b, ws, moves, depth):
         hi[ply] = n
         cur[ply] = -1
     return total
-
-
-@njit(cache=True)
-def _gen(b, ws, moves, off):
-    """Moves at moves[off:], a lone PASS when stuck; returns the end."""
-    n = generate_moves(b, ws, moves, off)
-    if n == off:
-        moves[off] = PASS
-        n += 1
-    return n
 
 
 def move_buffer(depth: int) -> np.ndarray:

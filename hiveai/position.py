@@ -132,11 +132,18 @@ def undo_move(b, mv, token):
 
 
 @njit(cache=True)
-def surrounded(b, cell):
+def occupied_neighbours(b, cell):
+    """How many of the six cells around ``cell`` hold a piece."""
+    k = 0
     for d in range(6):
-        if b[HEIGHT + ((cell + DIR_OFFSET[d]) & CELL_MASK)] == 0:
-            return False
-    return True
+        if b[HEIGHT + ((cell + DIR_OFFSET[d]) & CELL_MASK)] > 0:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def surrounded(b, cell):
+    return occupied_neighbours(b, cell) == 6
 
 
 @njit(cache=True)

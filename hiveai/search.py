@@ -97,7 +97,7 @@ def _score_move(b: np.ndarray, ws: np.ndarray, buf: np.ndarray, mv: int, me: int
     if result != IN_PROGRESS:
         score = result_score(result, me)
     else:
-        n = int(legal_moves(b, ws, buf))
+        n = int(legal_moves(b, ws, buf, 0))
         opponent_moves = 0 if buf[0] == PASS else n
         score = static_score(b, me, opponent_moves)
         # An ordinary move fills one cell, so it can only finish a queen with 5
