@@ -158,6 +158,11 @@ class Board:
         """Canonical MoveStrings of the moves played, oldest first."""
         return [s for _, _, s in self._history]
 
+    def move_history_ints(self) -> list[tuple[int, int]]:
+        """(move, undo token) of each ply played, oldest first, for kernels that
+        walk the game backwards with :func:`hiveai.position.undo_move`."""
+        return [(m, t) for m, t, _ in self._history]
+
     @property
     def zobrist(self) -> int:
         """64-bit Zobrist hash of the position (pieces, side to move, stunned piece)."""

@@ -98,12 +98,16 @@ def new_workspace() -> np.ndarray:
 
 # Offsets of the two cells flanking a step in direction d: the gate.
 _LEFT_OFFSET = tuple(DIR_OFFSET[(d + 5) % 6] for d in range(6))
+_O0, _O1, _O2, _O3, _O4, _O5 = DIR_OFFSET
 _RIGHT_OFFSET = tuple(DIR_OFFSET[(d + 1) % 6] for d in range(6))
+
+
+_DIR = np.array(DIR_OFFSET, dtype=np.int64)
 
 
 @njit(cache=True)
 def _nb(cell, d):
-    return (cell + DIR_OFFSET[d]) & CELL_MASK
+    return (cell + _DIR[d]) & CELL_MASK
 
 
 @njit(cache=True)
@@ -135,10 +139,14 @@ def _slides(b, cell):
     leave the hive). Six height loads give a 6-bit occupancy ring; rotating
     it one step each way lines up each direction's two flanks.
     """
-    occ = 0
-    for d in range(6):
-        if b[HEIGHT + _nb(cell, d)] > 0:
-            occ |= 1 << d
+    # Unrolled with constant offsets: a loop indexing the DIR_OFFSET tuple
+    # with a variable costs a stack copy of the tuple per call in numba.
+    occ = ((b[HEIGHT + ((cell + _O0) & CELL_MASK)] > 0)
+           | ((b[HEIGHT + ((cell + _O1) & CELL_MASK)] > 0) << 1)
+           | ((b[HEIGHT + ((cell + _O2) & CELL_MASK)] > 0) << 2)
+           | ((b[HEIGHT + ((cell + _O3) & CELL_MASK)] > 0) << 3)
+           | ((b[HEIGHT + ((cell + _O4) & CELL_MASK)] > 0) << 4)
+           | ((b[HEIGHT + ((cell + _O5) & CELL_MASK)] > 0) << 5))
     left = ((occ << 1) | (occ >> 5)) & 63  # bit d: flank d-1 occupied
     right = ((occ >> 1) | (occ << 5)) & 63  # bit d: flank d+1 occupied
     return ~occ & (left ^ right) & 63

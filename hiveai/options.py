@@ -18,6 +18,19 @@ from dataclasses import dataclass
 from hiveai.timeman import REPLY_MARGIN, TIME_USAGE
 
 
+# Transposition table size in MB (option TranspositionTableSizeMB; hiveai.tt
+# allocates it). 64 MB = 4 M entries of 16 bytes. At ~1 M nodes/s a 5-second
+# move (MzingaViewer's default budget) visits ~5 M nodes, of which the interior
+# nodes worth storing are a small fraction, so 4 M slots hold a whole search;
+# and it keeps the engine within "TT + 300 MB" on any machine that runs a GUI.
+# Mzinga ships 32 MB, nokamute 100 MiB (engine-notes.md 2). Pages are touched
+# lazily (np.zeros is calloc), so a short search does not pay for all of it.
+# This module stays numba-free (it is imported before the UHP banner), so the
+# numbers live here rather than in hiveai.tt.
+DEFAULT_TT_MB = 64
+MIN_TT_MB, MAX_TT_MB = 1, 4096
+
+
 @dataclass
 class Option:
     """One option: its type, default, bounds or choices, and current value."""
@@ -80,6 +93,8 @@ def default_options() -> list[Option]:
         Option("TimeUsage", "double", TIME_USAGE, 0.1, 1.0),
         # Milliseconds kept back from a "bestmove time" budget for replying.
         Option("TimeMarginMs", "int", round(REPLY_MARGIN * 1000), 0, 1000),
+        # Transposition table size (Mzinga's option name); see DEFAULT_TT_MB.
+        Option("TranspositionTableSizeMB", "int", DEFAULT_TT_MB, MIN_TT_MB, MAX_TT_MB),
         # How much the engine logs on stderr. Quiet by default, so a client that
         # never reads stderr cannot fill the pipe and block the engine.
         Option("LogLevel", "enum", "Warning", choices=("Debug", "Info", "Warning", "Error")),

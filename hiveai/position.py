@@ -16,7 +16,7 @@ from numba import njit
 
 from hiveai.bug import EXP_PILLBUG, MAX_STACK, N_PIECES, PIECES_PER_COLOUR
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS
-from hiveai.zobrist import piece_key, side_key, stunned_key
+from hiveai.zobrist import game_type_key, piece_key, side_key, stunned_key
 
 HEIGHT = 0  # b[HEIGHT + c]: number of pieces on cell c
 TOP = HEIGHT + N_CELLS  # b[TOP + c]: top piece on c, -1 if empty
@@ -44,6 +44,7 @@ def new_position(game_type: int) -> np.ndarray:
     b[POS : POS + N_PIECES] = -1
     b[LAST_MOVED] = -1
     b[GAME_TYPE] = game_type
+    b[HASH] = game_type_key(game_type)
     return b
 
 
@@ -173,7 +174,7 @@ def recompute_hash(b):
 
     The tests compare it with the incremental hash after every make and unmake.
     """
-    h = np.int64(0)
+    h = game_type_key(b[GAME_TYPE])
     for p in range(N_PIECES):
         c = b[POS + p]
         if c >= 0:

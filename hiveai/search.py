@@ -1,148 +1,640 @@
-"""Move choice for ``bestmove``: for now a one-ply search.
+"""The search: numba alpha-beta below, iterative deepening and time in Python above.
 
-Until the real search lands, ``bestmove`` picks a move by looking one ply
-ahead and scoring each resulting position with :mod:`hiveai.evaluate`:
+**Kernel** (:func:`_negamax`, compiled end to end, no Python per node):
+negamax alpha-beta with principal variation search (null windows after the
+first move), a transposition table (:mod:`hiveai.tt`), mate-distance scores
+(``WIN - ply``: the fastest win and the slowest loss score best, stored
+node-relative in the TT), and move ordering: TT move, then moves that attack
+the enemy queen or free our own, then two killers per ply, then a history
+table. Positions repeating one earlier on the search path or in the game
+since the last placement score as a draw: Hive has no repetition rule, but
+this stops a winning side from shuffling (placements are the only
+irreversible moves, so the scan stops at the last one).
 
-1. A move that wins at once is played at once (a cheap first pass, so it is
-   found even when time is short).
-2. Otherwise every move is scored statically; a move after which the
-   opponent could surround our queen at once scores ``LOSES_NEXT``, so it is
-   chosen only when every alternative is as bad.
-3. The search polls ``limits`` between moves and returns the best move so
-   far when told to stop; before anything is scored the answer is the first
-   legal move (the fallback), so a legal move is always ready.
+The recursion is cached by numba only because every recursive call passes
+exactly the types of the outer call (all scalars int64, all arrays fixed);
+mixing ``np.int32`` and int64 arguments makes the cached code crash on load
+(numba issues 6061 and 6713). ``tests/test_search.py`` loads every kernel
+from a warm cache in a fresh process.
 
-``depth 0`` and ``time 00:00:00`` return the fallback without searching.
-``depth N`` for N >= 2 is the same one-ply pick for now (``MAX_DEPTH``).
+**Driver** (:class:`Searcher`): one kernel call per iteration (and per
+multipv line), run in a worker thread; the kernels release the GIL
+(``nogil=True``). The calling thread waits, and on a stop request (SIGINT,
+``Limits.stop``) or the hard deadline it sets the stop flag in the shared
+``ctl`` array, which the kernel reads at every node, so the answer comes
+within milliseconds: the best move of the last completed iteration, or the
+current iteration's best root move if one was fully searched (it is at least
+as good, having been searched deeper).
+
+Public API, python-chess style: :func:`search` (one call, fresh table) and
+:class:`Searcher` (keeps its table between moves, as the UHP engine does).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from numba import njit
 
-from hiveai.board import PASS, Board
-from hiveai.bug import EXP_PILLBUG
-from hiveai.evaluate import WIN, queen_neighbours, result_score, static_score
-from hiveai.movegen import MAX_MOVES, legal_moves, new_workspace
-from hiveai.position import GAME_TYPE, IN_PROGRESS, do_move, game_result, undo_move
-from hiveai.timeman import Limits
+from hiveai.board import Board
+from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
+from hiveai.evaluate import DRAW_SCORE, WIN, evaluate
+from hiveai.hex_grid import CELL_MASK, N_CELLS
+from hiveai.movegen import _DIR, MAX_MOVES, WS_MARK, _new_stamp, legal_moves, new_workspace
+from hiveai.notation import move_to_string
+from hiveai.position import (
+    HASH,
+    IN_PROGRESS,
+    MOVE_PIECE_SHIFT,
+    PASS,
+    PLY,
+    POS,
+    WHITE_WINS,
+    DRAW,
+    do_move,
+    game_result,
+    undo_move,
+)
+from hiveai.timeman import Limits, StopFlag, depth_limits, time_limits
+from hiveai.tt import (
+    DEFAULT_TT_MB,
+    EXACT,
+    LOWER,
+    MATE_BOUND,
+    UPPER,
+    entry_bound,
+    entry_depth,
+    entry_move,
+    entry_score,
+    new_table,
+    score_from_tt,
+    score_to_tt,
+    tt_probe,
+    tt_store,
+)
 
-# Deepest search available: depth limits above this are searched to this depth.
-MAX_DEPTH = 1
-# Score of a move that lets the opponent win at once: worse than any ordinary
-# move, better than losing (or surrounding our own queen) outright.
-LOSES_NEXT = -WIN // 2
+# Deepest search, in plies (also the size of the per-ply tables). Hive
+# searches at a few seconds reach depth 6-10; 64 leaves room for mates.
+MAX_PLY = 64
+# Depth used by search() when neither depth nor time is given.
+DEFAULT_DEPTH = 4
+INFINITY = 2 * WIN
+
+# Shared control array (int64), read and written by kernel and driver.
+CTL_STOP = 0  # set to 1 by the driver: the kernel unwinds at once
+CTL_NODES = 1  # nodes visited (interior and leaves)
+CTL_TT_PROBES = 2
+CTL_TT_HITS = 3
+CTL_ROOT_MOVE = 4  # best root move of the running iteration, once fully searched
+CTL_ROOT_SCORE = 5
+CTL_ROOT_VALID = 6  # 1 once CTL_ROOT_MOVE holds a fully searched move
+CTL_GENERATION = 7  # TT generation of this search
+CTL_SIZE = 8
+
+# Search data (int64): killers, history and the triangular PV table.
+_HISTORY_SIDE = N_PIECES * N_CELLS  # history index: side * this + move
+SD_KILLERS = 0  # 2 per ply
+SD_HISTORY = SD_KILLERS + 2 * MAX_PLY
+SD_PV = SD_HISTORY + 2 * _HISTORY_SIDE  # MAX_PLY x MAX_PLY
+SD_PVLEN = SD_PV + MAX_PLY * MAX_PLY
+SD_SIZE = SD_PVLEN + MAX_PLY
+
+# Move ordering keys (bigger first). History is capped below the killers.
+ORDER_TT = 1 << 40
+ORDER_ATTACK = 1 << 32  # lands next to (or on) the enemy queen, from elsewhere
+ORDER_DEFEND = 1 << 31  # takes a piece away from our own queen
+ORDER_KILLER1 = 1 << 30
+ORDER_KILLER2 = 1 << 29
+HISTORY_MAX = 1 << 28
+# Moves picked one by one (selection) before the rest is sorted at once.
+SELECTION_PICKS = 3
+
+
+# --- Kernel -------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _mark_around(ws, cell, stamp):
+    """Stamp ``cell`` and its six neighbours in the workspace's cell marks."""
+    if cell < 0:
+        return
+    ws[WS_MARK + cell] = stamp
+    for d in range(6):
+        ws[WS_MARK + ((cell + _DIR[d]) & CELL_MASK)] = stamp
+
+
+@njit(cache=True, nogil=True)
+def _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
+    """Ordering key of each move in moves[start:end], packed with the move.
+
+    ``keys_[i]`` = -(key << 16 | move), so an ascending sort puts the best
+    first and the move comes back as ``(-k) & 0xFFFF``. Queen neighbourhoods
+    are stamped into the workspace marks (after move generation is done with
+    them) so each test is one load.
+    """
+    mine = _new_stamp(ws)
+    _mark_around(ws, b[POS + side * PIECES_PER_COLOUR], mine)
+    theirs = _new_stamp(ws)
+    their_queen = b[POS + (1 - side) * PIECES_PER_COLOUR]
+    _mark_around(ws, their_queen, theirs)
+    my_queen = b[POS + side * PIECES_PER_COLOUR]
+    k1 = sd[SD_KILLERS + 2 * ply]
+    k2 = sd[SD_KILLERS + 2 * ply + 1]
+    hist = SD_HISTORY + side * _HISTORY_SIDE
+    for i in range(start, end):
+        mv = moves[i]
+        if mv == tt_move:
+            key = ORDER_TT
+        elif mv == PASS:
+            key = 0
+        else:
+            piece = mv >> MOVE_PIECE_SHIFT
+            dest = mv & CELL_MASK
+            src = b[POS + piece]
+            key = sd[hist + mv]
+            # Attack: lands next to (or on) the enemy queen from elsewhere.
+            if ws[WS_MARK + dest] == theirs and (src < 0 or ws[WS_MARK + src] != theirs):
+                key += ORDER_ATTACK
+            # Defence: takes a piece off a cell next to our queen.
+            if src >= 0 and src != my_queen and ws[WS_MARK + src] == mine and ws[WS_MARK + dest] != mine:
+                key += ORDER_DEFEND
+            if mv == k1:
+                key += ORDER_KILLER1
+            elif mv == k2:
+                key += ORDER_KILLER2
+        keys_[i] = -((key << 16) | mv)
+
+
+@njit(cache=True, nogil=True)
+def _terminal_score(b, result, ply):
+    """Score of a finished game for the side to move, found ``ply`` plies from the root."""
+    if result == DRAW:
+        return DRAW_SCORE
+    white_to_move = (b[PLY] & 1) == 0
+    if (result == WHITE_WINS) == white_to_move:
+        return WIN - ply  # the side that just moved surrounded its own queen
+    return -(WIN - ply)
+
+
+@njit(cache=True, nogil=True)
+def _negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+             depth, ply, alpha, beta, start, hp, irrev):
+    """Score of position ``b`` for the side to move, searched ``depth`` plies.
+
+    ``moves``/``keys_`` hold each ply's move list and ordering keys from
+    index ``start``; ``path[hp]`` is this position's hash and positions
+    ``irrev..hp-1`` of ``path`` are the ones it could repeat. ``excl`` lists
+    root moves to skip (multipv). Returns 0 at once once ``ctl[CTL_STOP]`` is set.
+    """
+    ctl[CTL_NODES] += 1
+    sd[SD_PVLEN + ply] = 0
+    if ctl[CTL_STOP] != 0:
+        return 0
+    result = game_result(b)
+    if result != IN_PROGRESS:
+        return _terminal_score(b, result, ply)
+    key = b[HASH]
+    if ply > 0:
+        i = hp - 2
+        while i >= irrev:
+            if path[i] == key:
+                return DRAW_SCORE
+            i -= 2
+    if depth <= 0 or ply >= MAX_PLY - 1:
+        return evaluate(b, ws)
+
+    # Mate distance: no line from here beats a win at the next ply.
+    if alpha < -(WIN - ply):
+        alpha = -(WIN - ply)
+    if beta > WIN - ply - 1:
+        beta = WIN - ply - 1
+    if alpha >= beta:
+        return alpha
+
+    tt_move = -1
+    ctl[CTL_TT_PROBES] += 1
+    e = tt_probe(tt_keys, tt_data, key)
+    if e >= 0:
+        ctl[CTL_TT_HITS] += 1
+        d = tt_data[e]
+        tt_move = entry_move(d)
+        # Cut only at null-window nodes, so PV nodes keep their whole line.
+        if ply > 0 and beta - alpha == 1 and entry_depth(d) >= depth:
+            s = score_from_tt(entry_score(d), ply)
+            bound = entry_bound(d)
+            if bound == EXACT or (bound == LOWER and s >= beta) or (bound == UPPER and s <= alpha):
+                return s
+
+    end = legal_moves(b, ws, moves, start)
+    side = b[PLY] & 1
+    _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side)
+
+    orig_alpha = alpha
+    best = -INFINITY
+    best_move = -1
+    searched = 0
+    for i in range(start, end):
+        if i < start + SELECTION_PICKS:
+            # Pick the best remaining move: cut nodes rarely need the rest.
+            j = i
+            for k in range(i + 1, end):
+                if keys_[k] < keys_[j]:
+                    j = k
+            t = keys_[i]
+            keys_[i] = keys_[j]
+            keys_[j] = t
+        elif i == start + SELECTION_PICKS:
+            keys_[i:end].sort()  # no cut-off yet: sort the rest once
+        mv = (-keys_[i]) & 0xFFFF
+        if ply == 0:
+            skip = False
+            for x in range(excl.shape[0]):
+                if excl[x] == mv:
+                    skip = True
+            if skip:
+                continue
+        placement = mv != PASS and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0
+        token = do_move(b, mv)
+        path[hp + 1] = b[HASH]
+        child_irrev = hp + 1 if placement else irrev
+        if searched == 0:
+            s = -_negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+                          depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev)
+        else:
+            s = -_negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+                          depth - 1, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev)
+            if alpha < s < beta:
+                s = -_negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+                              depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev)
+        undo_move(b, mv, token)
+        searched += 1
+        if ctl[CTL_STOP] != 0:
+            return 0
+        if s > best:
+            best = s
+            best_move = mv
+            if s > alpha:
+                alpha = s
+                # PV: this move, then the child's line.
+                row = SD_PV + ply * MAX_PLY
+                child = SD_PV + (ply + 1) * MAX_PLY
+                sd[row] = mv
+                n = sd[SD_PVLEN + ply + 1]
+                for x in range(n):
+                    sd[row + 1 + x] = sd[child + x]
+                sd[SD_PVLEN + ply] = n + 1
+                if ply == 0:
+                    ctl[CTL_ROOT_MOVE] = mv
+                    ctl[CTL_ROOT_SCORE] = s
+                    ctl[CTL_ROOT_VALID] = 1
+                if s >= beta:
+                    if mv != PASS and ((-keys_[i]) >> 16) < ORDER_KILLER2:
+                        # A quiet move that refuted: remember it.
+                        if sd[SD_KILLERS + 2 * ply] != mv:
+                            sd[SD_KILLERS + 2 * ply + 1] = sd[SD_KILLERS + 2 * ply]
+                            sd[SD_KILLERS + 2 * ply] = mv
+                        h = SD_HISTORY + side * _HISTORY_SIDE + mv
+                        sd[h] = min(sd[h] + depth * depth, HISTORY_MAX)
+                    break
+    if searched == 0:
+        return -INFINITY  # every root move excluded (multipv asked for more lines than moves)
+    if ply > 0 or excl.shape[0] == 0:
+        if best <= orig_alpha:
+            bound = UPPER
+        elif best >= beta:
+            bound = LOWER
+        else:
+            bound = EXACT
+        tt_store(tt_keys, tt_data, key, best_move, score_to_tt(best, ply), depth, bound, ctl[CTL_GENERATION])
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _search_root(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl, depth, hp, irrev):
+    """One iteration: the root searched ``depth`` plies with a full window."""
+    ctl[CTL_ROOT_VALID] = 0
+    return _negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+                    depth, np.int64(0), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), hp, irrev)
+
+
+# --- Results ------------------------------------------------------------------
+
+
+def is_win_score(score: int | None) -> bool:
+    """A score that means a forced result (win or loss), not an evaluation."""
+    return score is not None and abs(score) > MATE_BOUND
+
+
+def format_score(score: int | None) -> str:
+    """``+1.25`` (hundredths: 1.00 is one enemy piece next to a queen), ``win in 3``
+    or ``loss in 2`` (in moves of the side to move), ``-`` for no score."""
+    if score is None:
+        return "-"
+    if score > MATE_BOUND:
+        return f"win in {(WIN - score + 1) // 2}"
+    if score < -MATE_BOUND:
+        return f"loss in {(WIN + score) // 2}"
+    return f"{score / 100:+.2f}"
+
+
+@dataclass
+class Line:
+    """One principal variation: a root move, its score and the line it leads to."""
+
+    move: int
+    move_string: str
+    score: int
+    pv: list[str]
+
+
+@dataclass
+class SearchInfo:
+    """A completed iteration (one per multipv line), for progress output."""
+
+    depth: int
+    multipv: int  # 1-based line number
+    score: int
+    nodes: int
+    seconds: float
+    nps: float
+    pv: list[str]
+    tt_hits: int = 0
+    tt_probes: int = 0
 
 
 @dataclass
 class SearchResult:
-    """What ``bestmove`` answers, plus figures for the log."""
+    """What a search found: the move to play and how it got there."""
 
     move: int
     move_string: str
-    score: int | None  # None: not scored (fallback move)
-    depth: int  # plies searched; 0 for the fallback
-    nodes: int  # positions visited
+    score: int | None  # side to move's view; None when nothing was searched
+    depth: int  # last completed iteration (0: no search, the fallback move)
+    nodes: int
+    seconds: float
+    pv: list[str] = field(default_factory=list)
+    lines: list[Line] = field(default_factory=list)  # multipv, best first
+    tt_hits: int = 0
+    tt_probes: int = 0
+
+    @property
+    def nps(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
 
-def best_move(board: Board, limits: Limits,
-              report: Callable[[str], None] | None = None) -> SearchResult:
-    """The move to play in ``board`` (which must not be over) within ``limits``.
+# --- Driver -------------------------------------------------------------------
 
-    ``report``, if given, receives Mzinga-style intermediate lines
-    ``move;depth;score`` before the search returns.
+# Iteration-time growth assumed before two iterations have been timed, and
+# the range a measured ratio is clamped to (Hive's effective branching
+# factor under alpha-beta is typically 3-6 at these depths).
+DEFAULT_BRANCHING = 4.0
+BRANCHING_RANGE = (1.5, 12.0)
+# How often the waiting thread checks the clock and the stop flag (seconds).
+POLL_INTERVAL = 0.002
+
+
+class Searcher:
+    """A search engine with its own transposition table, reused between moves.
+
+    >>> from hiveai import Board
+    >>> s = Searcher(tt_mb=16)
+    >>> s.search(Board("Base"), depth_limits(2, StopFlag())).depth
+    2
     """
-    moves = board.legal_moves()
-    if not moves:
-        raise ValueError("best_move called on a finished game")
-    if len(moves) == 1 or limits.depth == 0 or limits.out_of_time():
-        return _result(board, moves[0], None, 0, 0)
 
+    def __init__(self, tt_mb: int = DEFAULT_TT_MB) -> None:
+        self.tt_mb = tt_mb
+        self._keys, self._data = new_table(tt_mb)
+        self._generation = 0
+        self._ws = new_workspace()
+        self._moves = np.zeros(MAX_MOVES * MAX_PLY, dtype=np.int32)
+        self._order = np.zeros(MAX_MOVES * MAX_PLY, dtype=np.int64)
+        self._sd = np.zeros(SD_SIZE, dtype=np.int64)
+        self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+
+    def clear(self) -> None:
+        """Forget everything learnt (new game): empty table, history, killers."""
+        self._keys[:] = 0
+        self._data[:] = 0
+        self._sd[:] = 0
+
+    def stop(self) -> None:
+        """Ask a running search to stop now (safe from any thread)."""
+        self.ctl[CTL_STOP] = 1
+
+    def search(self, board: Board, limits: Limits, multipv: int = 1,
+               on_iteration: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+        """Search ``board`` (left unchanged) within ``limits``; blocks until done.
+
+        ``on_iteration`` is called in this thread after every completed
+        iteration, once per multipv line. Raises ValueError on a finished game.
+        """
+        start = time.monotonic()
+        legal = board.legal_moves()
+        if not legal:
+            raise ValueError("the game is over: there is no move to search")
+        fallback = SearchResult(legal[0], board.move_to_string(legal[0]), None, 0, 0, 0.0,
+                                [board.move_to_string(legal[0])])
+        if limits.depth == 0 or limits.out_of_time():
+            return fallback
+        max_depth = MAX_PLY - 2 if limits.depth is None else min(limits.depth, MAX_PLY - 2)
+        if len(legal) == 1 and limits.depth is None and not limits.infinite:
+            max_depth = 1  # a forced move: one ply to score it is enough
+        multipv = max(1, min(multipv, len(legal)))
+
+        self._generation = (self._generation + 1) & 63
+        self.ctl[:] = 0
+        self.ctl[CTL_GENERATION] = self._generation
+        self._sd[SD_KILLERS:SD_HISTORY] = 0
+        # History from earlier moves is still a useful hint, but halved (the
+        # minimax crate does the same each search).
+        self._sd[SD_HISTORY:SD_PV] >>= 1
+
+        b = board.position_array.copy()
+        game = _game_hashes(board)
+        path = np.zeros(len(game) + MAX_PLY + 2, dtype=np.int64)
+        path[: len(game)] = game
+        hp = len(game) - 1
+        irrev = _last_placement_index(board)
+
+        infos: queue.Queue = queue.Queue()
+        state = _IterationState()
+
+        def work() -> None:
+            try:
+                self._iterate(board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state)
+            except BaseException as e:  # surfaced in the calling thread
+                state.error = e
+            finally:
+                infos.put(None)
+
+        worker = threading.Thread(target=work, name="hiveai-search", daemon=True)
+        worker.start()
+        try:
+            while True:
+                try:
+                    item = infos.get(timeout=POLL_INTERVAL)
+                except queue.Empty:
+                    item = False
+                if item is None:
+                    break
+                if item and on_iteration is not None:
+                    on_iteration(item)
+                if limits.stopped():
+                    self.stop()
+        except BaseException:
+            self.stop()
+            worker.join()
+            raise
+        worker.join()
+        if state.error is not None:
+            raise state.error
+        # A bare "bestmove" answers only when told to stop, even after the search is exhausted.
+        while limits.infinite and not limits.stop.is_set():
+            time.sleep(POLL_INTERVAL * 5)
+        return self._result(board, state, fallback, start)
+
+    def _iterate(self, board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state) -> None:
+        """Iterative deepening, in the worker thread."""
+        ctl = self.ctl
+        excl_all = np.zeros(multipv, dtype=np.int32)
+        last_time = None
+        ratio = DEFAULT_BRANCHING
+        for depth in range(1, max_depth + 1):
+            now = time.monotonic()
+            if depth > 1 and limits.soft is not None:
+                # Don't start an iteration that cannot finish before the hard deadline.
+                predicted = (last_time or 0.0) * ratio
+                if now >= limits.soft or now + predicted > limits.hard:
+                    break
+            iter_start = now
+            lines: list[tuple[int, int, list[int]]] = []
+            for k in range(multipv):
+                excl = np.ascontiguousarray(excl_all[:k])
+                score = int(_search_root(b, self._ws, self._moves, self._order, self._sd, path,
+                                         self._keys, self._data, ctl, excl, np.int64(depth),
+                                         np.int64(hp), np.int64(irrev)))
+                if ctl[CTL_STOP]:
+                    if k == 0 and ctl[CTL_ROOT_VALID]:
+                        state.partial = (int(ctl[CTL_ROOT_MOVE]), int(ctl[CTL_ROOT_SCORE]))
+                    break
+                pv = [int(m) for m in self._sd[SD_PV: SD_PV + self._sd[SD_PVLEN]]]
+                if not pv:  # cannot happen with a full window, but never answer nothing
+                    break
+                excl_all[k] = pv[0]
+                lines.append((pv[0], score, pv))
+                elapsed = time.monotonic() - start
+                infos.put(SearchInfo(depth, k + 1, score, int(ctl[CTL_NODES]), elapsed,
+                                     float(ctl[CTL_NODES] / elapsed) if elapsed > 0 else 0.0,
+                                     _pv_strings(board, pv), int(ctl[CTL_TT_HITS]),
+                                     int(ctl[CTL_TT_PROBES])))
+            if ctl[CTL_STOP] or len(lines) < multipv:
+                break
+            state.depth = depth
+            state.lines = lines
+            state.partial = None
+            took = time.monotonic() - iter_start
+            if last_time and last_time > 1e-4:
+                ratio = min(max(took / last_time, BRANCHING_RANGE[0]), BRANCHING_RANGE[1])
+            last_time = took
+            if limits.depth is None and is_win_score(lines[0][1]) and WIN - abs(lines[0][1]) <= depth:
+                break  # a forced result, proven within the horizon: deeper adds nothing
+
+    def _result(self, board: Board, state: _IterationState, fallback: SearchResult, start: float) -> SearchResult:
+        ctl = self.ctl
+        seconds = time.monotonic() - start
+        nodes, hits, probes = int(ctl[CTL_NODES]), int(ctl[CTL_TT_HITS]), int(ctl[CTL_TT_PROBES])
+        lines = [Line(m, board.move_to_string(m), s, _pv_strings(board, pv)) for m, s, pv in state.lines]
+        if state.partial is not None and (not lines or state.partial[0] != lines[0].move):
+            # The unfinished iteration fully searched a move that beat the old best.
+            mv, score = state.partial
+            pv = [board.move_to_string(mv)]
+            return SearchResult(mv, pv[0], score, state.depth, nodes, seconds, pv,
+                                [Line(mv, pv[0], score, pv)] + [x for x in lines if x.move != mv],
+                                hits, probes)
+        if not lines:
+            fallback.nodes, fallback.seconds = nodes, seconds
+            return fallback
+        best = lines[0]
+        return SearchResult(best.move, best.move_string, best.score, state.depth, nodes, seconds,
+                            best.pv, lines, hits, probes)
+
+
+@dataclass
+class _IterationState:
+    depth: int = 0
+    lines: list = field(default_factory=list)  # (move, score, pv ints) of the last full iteration
+    partial: tuple[int, int] | None = None  # (move, score) fully searched in an unfinished one
+    error: BaseException | None = None
+
+
+def _game_hashes(board: Board) -> np.ndarray:
+    """Hash of every position of the game so far, oldest first, current last."""
     b = board.position_array.copy()
-    me = board.turn
-    nodes = 0
-    for mv in moves:  # pass 1: a move that wins now
-        if limits.stopped():
-            break
-        token = do_move(b, mv)
-        won = result_score(int(game_result(b)), me) == WIN
+    history = board.move_history_ints()
+    hashes = np.empty(len(history) + 1, dtype=np.int64)
+    hashes[len(history)] = b[HASH]
+    for i in range(len(history) - 1, -1, -1):
+        mv, token = history[i]
         undo_move(b, mv, token)
-        nodes += 1
-        if won:
-            return _reported(board, mv, WIN, nodes, report)
-
-    ws = new_workspace()
-    buf = np.empty(MAX_MOVES, dtype=np.int32)
-    best, best_score = moves[0], None
-    for mv in moves:  # pass 2: score every move
-        if limits.out_of_time():
-            break
-        score, visited = _score_move(b, ws, buf, mv, me)
-        nodes += visited
-        if best_score is None or score > best_score:
-            best, best_score = mv, score
-    if best_score is None:
-        return _result(board, best, None, 0, nodes)
-    return _reported(board, best, best_score, nodes, report)
+        hashes[i] = b[HASH]
+    return hashes
 
 
-def _score_move(b: np.ndarray, ws: np.ndarray, buf: np.ndarray, mv: int, me: int) -> tuple[int, int]:
-    """Score of playing ``mv`` for ``me``, and the nodes visited. ``b`` is restored."""
-    token = do_move(b, mv)
-    nodes = 1
-    result = int(game_result(b))
-    if result != IN_PROGRESS:
-        score = result_score(result, me)
+def _last_placement_index(board: Board) -> int:
+    """Index (in the game's position list) of the position after the last placement."""
+    b = board.position_array.copy()
+    history = board.move_history_ints()
+    for i in range(len(history) - 1, -1, -1):
+        mv, token = history[i]
+        undo_move(b, mv, token)
+        if mv != PASS and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0:
+            return i + 1
+    return 0
+
+
+def _pv_strings(board: Board, pv: list[int]) -> list[str]:
+    """MoveStrings of a line of moves played from ``board``."""
+    b = board.position_array.copy()
+    out = []
+    for mv in pv:
+        out.append(move_to_string(b, mv))
+        do_move(b, mv)
+    return out
+
+
+def search(board: Board, *, depth: int | None = None, time: float | None = None, multipv: int = 1,
+           on_iteration: Callable[[SearchInfo], None] | None = None,
+           searcher: Searcher | None = None, stop: StopFlag | None = None) -> SearchResult:
+    """Search ``board`` to ``depth`` plies or for ``time`` seconds (neither: DEFAULT_DEPTH).
+
+    Uses a fresh :class:`Searcher` (so results are reproducible) unless one is
+    given. ``multipv`` > 1 also ranks the next best moves (``result.lines``).
+    ``stop`` lets another thread end the search early.
+
+    >>> from hiveai import Board
+    >>> search(Board("Base"), depth=1).depth
+    1
+    """
+    stop = stop or StopFlag()
+    if time is not None:
+        limits = time_limits(time, stop)
     else:
-        n = int(legal_moves(b, ws, buf, 0))
-        opponent_moves = 0 if buf[0] == PASS else n
-        score = static_score(b, me, opponent_moves)
-        # An ordinary move fills one cell, so it can only finish a queen with 5
-        # neighbours; a pillbug throw can move our queen itself into a pocket,
-        # so with pillbugs in play every reply is checked.
-        if queen_neighbours(b, me) == 5 or b[GAME_TYPE] & EXP_PILLBUG:
-            visited, lost = _opponent_wins_at_once(b, buf, n, me)
-            nodes += visited
-            if lost:
-                score = LOSES_NEXT
-    undo_move(b, mv, token)
-    return score, nodes
-
-
-def _opponent_wins_at_once(b: np.ndarray, replies: np.ndarray, n: int, me: int) -> tuple[int, bool]:
-    """Whether one of the opponent's ``n`` legal ``replies`` wins; and nodes visited."""
-    for i in range(n):
-        reply = int(replies[i])
-        if reply == PASS:
-            return i + 1, False
-        token = do_move(b, reply)
-        lost = result_score(int(game_result(b)), me) == -WIN
-        undo_move(b, reply, token)
-        if lost:
-            return i + 1, True
-    return n, False
-
-
-def _result(board: Board, mv: int, score: int | None, depth: int, nodes: int) -> SearchResult:
-    return SearchResult(mv, board.move_to_string(mv), score, depth, nodes)
-
-
-def _reported(board: Board, mv: int, score: int, nodes: int,
-              report: Callable[[str], None] | None) -> SearchResult:
-    result = _result(board, mv, score, MAX_DEPTH, nodes)
-    if report is not None:
-        report(f"{result.move_string};{result.depth};{score}")
-    return result
+        limits = depth_limits(DEFAULT_DEPTH if depth is None else depth, stop)
+    if time is not None and depth is not None:
+        limits.depth = depth
+    return (searcher or Searcher(tt_mb=16)).search(board, limits, multipv, on_iteration)
 
 
 def warmup() -> None:
-    """Compile or load every kernel that the engine and this search use."""
+    """Compile (or load from numba's cache) every kernel the engine uses."""
     from hiveai.board import warmup as board_warmup
-    from hiveai.timeman import StopFlag, depth_limits
 
     board_warmup()
     board = Board.parse("Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
-    best_move(board, depth_limits(1, StopFlag()))
+    search(board, depth=2, multipv=2)

@@ -113,7 +113,8 @@ class Limits:
 
 def time_limits(seconds: float, stop: StopFlag, start: float | None = None,
                 usage: float = TIME_USAGE, margin: float = REPLY_MARGIN) -> Limits:
-    """Limits for ``bestmove time``: soft at ``usage * T``, hard at ``T - margin``.
+    """Limits for ``bestmove time``: soft at ``usage * T``, hard at ``T - margin``
+    (soft is capped at hard; a budget below the margin gives deadlines at once).
 
     ``start`` is when the command arrived (default: now); the budget counts
     from there. ``seconds <= 0`` gives deadlines that are already past.
@@ -121,8 +122,10 @@ def time_limits(seconds: float, stop: StopFlag, start: float | None = None,
     if start is None:
         start = time.monotonic()
     seconds = max(0.0, seconds)
-    margin = min(margin, seconds * (1.0 - usage))
-    return Limits(soft=start + usage * seconds, hard=start + seconds - margin, stop=stop)
+    # The margin always applies (also with usage 1.0), so the hard deadline is
+    # never T itself; the soft one never falls after the hard one.
+    hard = start + max(0.0, seconds - margin)
+    return Limits(soft=min(start + usage * seconds, hard), hard=hard, stop=stop)
 
 
 def depth_limits(depth: int, stop: StopFlag) -> Limits:

@@ -12,18 +12,23 @@ Protocol rules this module keeps (see uhp.md 1, 4 and 7):
   file descriptor is kept private and fd 1 / ``sys.stdout`` are pointed at
   stderr, so a stray ``print`` or C-level write cannot corrupt a reply.
 * SIGINT during ``bestmove`` stops the search, which answers its best move so
-  far plus ``ok``; SIGINT at any other time is ignored. The search runs in the
-  main thread and polls a stop flag that the signal handler sets.
-* End of input: the commands already read are finished, then exit code 0.
+  far plus ``ok``; SIGINT at any other time is ignored. The search kernel runs
+  in a worker thread without the GIL; the main thread waits, and the signal
+  handler (which runs in the main thread) sets the stop flag it watches.
+* End of input: the commands already read are finished, then exit code 0. A
+  bare ``bestmove`` (think until SIGINT) also stops and answers when input
+  ends, since no SIGINT can be coming: a reader thread watches stdin.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import queue
 import re
 import signal
 import sys
+import threading
 import time
 from typing import Callable, Iterable, TextIO
 
@@ -39,6 +44,11 @@ CAPABILITIES = "Mosquito;Ladybug;Pillbug"
 NO_GAME = "No game in progress. Try 'newgame' to start a new game."
 INVALID_COMMAND = "Invalid command. Try 'info' or see uhp.md for the command set."
 BESTMOVE_USAGE = "Usage: bestmove [time hh:mm:ss[.fffffff] | depth N]"
+
+# Thinking time of a bare ``bestmove`` read after the end of input (the
+# hive-hydra pattern with no limit given): long enough for a sound move,
+# short enough for a per-move bot bridge.
+EOF_THINK_SECONDS = 1.0
 
 _UNSIGNED = re.compile(r"^\d+$")
 
@@ -70,6 +80,9 @@ class UhpServer:
         self.options = Options()
         self.stop = timeman.StopFlag()
         self.searching = False  # True only while bestmove thinks: SIGINT matters then
+        self.input_closed = False  # stdin reached its end (set by the reader thread)
+        self.searching_infinite = False  # a bare bestmove is running: the end of input stops it
+        self._searcher = None  # hiveai.search.Searcher, made by the first bestmove
         self._command_start = time.monotonic()
         self._commands: dict[str, Callable[[list[str], str], Iterable[str]]] = {
             "info": self.cmd_info,
@@ -92,11 +105,28 @@ class UhpServer:
     # -- main loop ------------------------------------------------------
 
     def serve(self, inp: TextIO) -> int:
-        """Print the banner, then answer commands until ``exit`` or EOF. Returns the exit code."""
+        """Print the banner, then answer commands until ``exit`` or EOF. Returns the exit code.
+
+        A reader thread feeds the lines through a queue, so that the end of
+        input is seen even while a bare ``bestmove`` is thinking.
+        """
         self.execute("info")
+        lines: queue.Queue = queue.Queue()
+
+        def read() -> None:
+            try:
+                for line in iter(inp.readline, ""):
+                    lines.put(line)
+            finally:
+                self.input_closed = True
+                if self.searching_infinite:
+                    self.stop.set()  # a bare bestmove waits for a SIGINT that cannot come now
+                lines.put(None)
+
+        threading.Thread(target=read, name="hiveai-stdin", daemon=True).start()
         while True:
-            line = inp.readline()
-            if not line:  # EOF: everything read so far has been answered
+            line = lines.get()
+            if line is None:  # EOF: everything read so far has been answered
                 return 0
             if not self.execute(line):
                 return 0
@@ -178,6 +208,8 @@ class UhpServer:
         except HiveError as e:
             raise CommandError(e) from None
         self.board = board
+        if self._searcher is not None:
+            self._searcher.clear()  # a new game: nothing learnt carries over
         return [board.game_string()]
 
     def cmd_play(self, args: list[str], rest: str) -> Iterable[str]:
@@ -231,24 +263,42 @@ class UhpServer:
     def cmd_bestmove(self, args: list[str], rest: str) -> Iterable[str]:
         """``bestmove [time T | depth N]``: the chosen move; the game is not changed.
 
-        A bare ``bestmove`` thinks until SIGINT, like UCI's ``go infinite``.
+        A bare ``bestmove`` thinks until SIGINT (or the end of input), like
+        UCI's ``go infinite``.
         """
         board = self._game()
         limits = self._limits(args)
-        from hiveai import search  # imports numba; the banner is long gone
-
         self.stop.clear()
         self.searching = True
+        if limits.infinite and self.input_closed:
+            # Input is over, so no SIGINT will end the thinking: think for a
+            # fixed short time instead and answer.
+            limits = timeman.time_limits(EOF_THINK_SECONDS, self.stop, start=self._command_start)
+        self.searching_infinite = limits.infinite
         try:
-            report = self.emit if self.options["ReportIntermediateBestMoves"] else None
-            result = search.best_move(board, limits, report=report)
-            while limits.infinite and not self.stop.is_set():
-                time.sleep(0.02)  # sleep is resumed after the handler runs (PEP 475)
+            searcher = self._get_searcher()  # imports numba; the banner is long gone
+            report = self._report if self.options["ReportIntermediateBestMoves"] else None
+            result = searcher.search(board, limits, on_iteration=report)
         finally:
-            self.searching = False
+            self.searching = self.searching_infinite = False
         log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
                  result.score, result.depth, result.nodes, time.monotonic() - self._command_start)
         return [result.move_string]
+
+    def _report(self, info) -> None:
+        """Mzinga's intermediate line: ``move;depth;score;pv...`` (uhp.md 5.1)."""
+        if info.multipv == 1 and info.pv:
+            self.emit(";".join([info.pv[0], str(info.depth), str(info.score), *info.pv]))
+
+    def _get_searcher(self):
+        """The searcher, with a table of the size the option asks for."""
+        from hiveai.search import Searcher
+
+        size = self.options["TranspositionTableSizeMB"]
+        if self._searcher is None or self._searcher.tt_mb != size:
+            self._searcher = None  # free the old table before allocating the new one
+            self._searcher = Searcher(tt_mb=size)
+        return self._searcher
 
     def _limits(self, args: list[str]) -> timeman.Limits:
         """Parse ``time T`` / ``depth N`` / nothing into search limits."""

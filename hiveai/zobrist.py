@@ -1,7 +1,9 @@
 """Zobrist keys, computed on the fly instead of stored in tables.
 
 A position's hash is the XOR of one key per (piece, cell, level) triple, one
-for the side to move, and, in games with the pillbug, one for the "stunned"
+for the side to move, one for the game type (so a transposition table or book
+shared between game types never confuses them), and, in games with the
+pillbug, one for the "stunned"
 piece (moved last ply, so it may not move or be thrown). Keys come from the splitmix64
 finaliser applied to the triple's index: a few multiplies, no 1.8 MB table
 to keep in cache or to freeze into the compiled code, and identical on every
@@ -20,10 +22,11 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 # Key index spaces: one per (piece, cell, level), then one per stunned piece,
-# then the side key.
+# then the side key, then one per game type (8 of them).
 _PER_PIECE = N_CELLS * MAX_STACK
 _STUNNED_BASE = N_PIECES * _PER_PIECE
 _SIDE_INDEX = _STUNNED_BASE + N_PIECES
+_GAME_TYPE_BASE = _SIDE_INDEX + 1
 
 
 @njit(cache=True)
@@ -50,3 +53,9 @@ def stunned_key(piece):
 def side_key():
     """Key XORed in on every ply, so the side to move is part of the hash."""
     return _mix(_SIDE_INDEX)
+
+
+@njit(cache=True)
+def game_type_key(game_type):
+    """Key XORed in once per position: the game type (expansion bits 0..7)."""
+    return _mix(_GAME_TYPE_BASE + game_type)

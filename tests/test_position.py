@@ -16,6 +16,7 @@ from hiveai.movegen import (
     new_workspace,
 )
 from hiveai.position import HASH, LAST_MOVED, recompute_hash
+from hiveai.zobrist import game_type_key
 
 GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
 
@@ -37,7 +38,19 @@ def test_incremental_hash_matches_recomputed(game_type):
             b = board.position_array
             assert recompute_hash(b) == b[HASH]
             assert board.zobrist == hashes[board.ply]
-        assert board.zobrist == 0
+        # Back at the empty board only the game type's key is left.
+        assert board.position_array[HASH] == game_type_key(board.game_type)
+
+
+def test_game_type_is_part_of_the_hash():
+    """The same moves in different game types hash differently (the TT and book share keys)."""
+    hashes = set()
+    for game_type in GAME_TYPES:
+        board = Board(game_type)
+        board.play("wG1")
+        board.play("bG1 wG1-")
+        hashes.add(board.zobrist)
+    assert len(hashes) == len(GAME_TYPES)
 
 
 def test_stamp_counter_wraps_without_losing_pins():

@@ -1,75 +1,274 @@
-"""The one-ply search (hiveai.search), in-process: wins when it can, avoids
-moves that lose at once, and always answers a legal move within its limits."""
+"""The alpha-beta search (hiveai.search) and its table (hiveai.tt), in-process:
+API results, exact depths, multipv, mate-score bookkeeping, stopping, the
+repetition history, and loading every kernel from numba's on-disk cache in a
+fresh process. Tactics (wins, defences, pillbug throws) are in
+test_search_tactics.py."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hiveai.board import Board
-from hiveai.search import best_move
-from hiveai.timeman import StopFlag, depth_limits, time_limits
+from hiveai.search import (
+    SearchInfo,
+    Searcher,
+    _game_hashes,
+    _last_placement_index,
+    _negamax,
+    format_score,
+    is_win_score,
+    search,
+)
+from hiveai.timeman import StopFlag, depth_limits, infinite_limits, time_limits
+from hiveai.tt import (
+    EXACT,
+    LOWER,
+    UPPER,
+    WIN,
+    entry_bound,
+    entry_depth,
+    entry_move,
+    entry_score,
+    new_table,
+    score_from_tt,
+    score_to_tt,
+    tt_probe,
+    tt_store,
+)
 
-POSITIONS = {}
-for line in (Path(__file__).parent / "data" / "uhp" / "positions.tsv").read_text().splitlines():
-    if line and not line.startswith("#"):
-        name, _, gs = line.split("\t")
-        POSITIONS[name] = gs
-
-
-def rewind(gs: str, plies: int) -> Board:
-    fields = gs.split(";")
-    return Board.from_game_string(";".join(fields[:3] + fields[3:len(fields) - plies]))
-
-
-def wins_at_once(board: Board, move: int) -> bool:
-    me = board.turn
-    board.push(move)
-    won = board.state == ("WhiteWins", "BlackWins")[me]
-    board.pop()
-    return won
-
-
-def loses_next(board: Board, move: int) -> bool:
-    """After ``move``, can the opponent win at once (or have we lost already)?"""
-    me = board.turn
-    board.push(move)
-    try:
-        if board.is_game_over():
-            return board.state != ("WhiteWins", "BlackWins")[me]
-        return any(wins_at_once(board, reply) for reply in board.legal_moves())
-    finally:
-        board.pop()
+MIDGAME = ("Base+MLP;InProgress;White[9];wS1;bA1 \\wS1;wP wS1-;bP -bA1;wL wP\\;bQ bA1/;wQ wL\\;"
+           "bL \\bQ;wG1 /wQ;bB1 \\bP;wA1 /wS1;bM bQ/;wA2 wG1\\;bA2 bM/;wS2 /wG1;bA2 bM-")
 
 
-@pytest.mark.parametrize("name", ["end_WhiteWins", "end_BlackWins", "end_draw"])
-def test_takes_an_immediate_win(name):
-    board = rewind(POSITIONS[name], 1)
-    winning = [m for m in board.legal_moves() if wins_at_once(board, m)]
-    assert winning, "the position should offer a winning move"
-    assert best_move(board, depth_limits(1, StopFlag())).move in winning
+def replay_is_legal(board: Board, pv: list[str]) -> bool:
+    b = board.copy()
+    for move in pv:
+        b.play(move)  # raises on an illegal move
+    return True
 
 
-@pytest.mark.parametrize("name", ["end_WhiteWins", "end_BlackWins", "end_draw"])
-def test_avoids_losing_at_once(name):
-    board = rewind(POSITIONS[name], 2)
-    safe = [m for m in board.legal_moves() if not loses_next(board, m)]
-    assert 0 < len(safe) < len(board.legal_moves()), "the position should offer safe and losing moves"
-    assert best_move(board, depth_limits(1, StopFlag())).move in safe
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_depth_is_exact_and_the_line_is_legal(depth):
+    board = Board.from_game_string(MIDGAME)
+    before = board.game_string()
+    result = search(board, depth=depth)
+    assert result.depth == depth
+    assert result.move in board.legal_moves()
+    assert result.pv[0] == result.move_string and 1 <= len(result.pv) <= depth
+    assert replay_is_legal(board, result.pv)
+    assert result.nodes > 0 and result.seconds >= 0
+    assert board.game_string() == before  # the board is not touched
 
 
-def test_limits_are_respected():
-    board = rewind(POSITIONS["end_BlackWins"], 6)
+def test_search_is_deterministic_with_a_fresh_table():
+    board = Board.from_game_string(MIDGAME)
+    a, b = search(board, depth=4), search(board, depth=4)
+    assert (a.move, a.score, a.nodes, a.pv) == (b.move, b.score, b.nodes, b.pv)
+
+
+def test_iterations_are_reported_in_order():
+    infos: list[SearchInfo] = []
+    search(Board.from_game_string(MIDGAME), depth=3, multipv=2, on_iteration=infos.append)
+    assert [(i.depth, i.multipv) for i in infos] == [(d, k) for d in (1, 2, 3) for k in (1, 2)]
+    assert all(isinstance(i.nps, float) for i in infos)
+    assert [i.nodes for i in infos] == sorted(i.nodes for i in infos)
+
+
+def test_multipv_ranks_distinct_legal_moves():
+    board = Board.from_game_string(MIDGAME)
+    result = search(board, depth=3, multipv=4)
+    moves = [line.move for line in result.lines]
+    assert len(moves) == 4 == len(set(moves))
+    assert all(m in board.legal_moves() for m in moves)
+    scores = [line.score for line in result.lines]
+    assert scores == sorted(scores, reverse=True)
+    assert result.move == moves[0] and result.score == scores[0]
+    single = search(board, depth=3)
+    assert single.score == scores[0]  # the best line does not depend on multipv
+    for line in result.lines:
+        assert replay_is_legal(board, line.pv)
+
+
+def test_multipv_larger_than_the_move_count():
+    board = Board("Base")  # four legal first moves
+    result = search(board, depth=2, multipv=10)
+    assert len(result.lines) == 4
+
+
+def _tsv_position(name: str) -> str:
+    rows = (Path(__file__).parent / "data" / "uhp" / "positions.tsv").read_text().splitlines()
+    return next(line.split("\t")[2] for line in rows if line.startswith(name + "\t"))
+
+
+def test_finished_game_raises():
+    board = Board.from_game_string(_tsv_position("end_draw"))
+    assert board.is_game_over()
+    with pytest.raises(ValueError):
+        search(board, depth=1)
+
+
+def test_lone_pass_is_searched():
+    board = Board.from_game_string(_tsv_position("pass"))
+    assert board.valid_moves_string() == "pass"
+    for depth in (1, 3):
+        result = search(board, depth=depth)
+        assert result.move_string == "pass" and result.depth == depth
+
+
+# --- scores and the table ------------------------------------------------------
+
+
+def test_format_score():
+    assert format_score(125) == "+1.25" and format_score(-50) == "-0.50" and format_score(0) == "+0.00"
+    assert format_score(WIN - 1) == "win in 1" and format_score(WIN - 3) == "win in 2"
+    assert format_score(-(WIN - 2)) == "loss in 1" and format_score(-(WIN - 4)) == "loss in 2"
+    assert format_score(None) == "-"
+    assert is_win_score(WIN - 5) and is_win_score(-(WIN - 8)) and not is_win_score(900)
+
+
+def test_mate_scores_are_stored_relative_to_the_node():
+    # A win 7 plies from the root, seen at ply 4, is a win in 3 plies from that node.
+    assert score_to_tt(WIN - 7, 4) == WIN - 3
+    for score in (WIN - 7, -(WIN - 9), 123, -456):
+        for ply in (0, 1, 5, 30):
+            assert score_from_tt(score_to_tt(score, ply), ply) == score
+    # The same node-relative entry read at another ply gives that ply's distance.
+    assert score_from_tt(WIN - 3, 6) == WIN - 9
+
+
+def test_table_entries_round_trip_and_verify_the_key():
+    keys, data = new_table(1)
+    key = np.int64(0x1234_5678_9ABC_DEF1)
+    tt_store(keys, data, key, 28 * 1024, -(WIN - 12), 17, LOWER, 63)
+    i = tt_probe(keys, data, key)
+    assert i >= 0
+    d = data[i]
+    assert (entry_move(d), entry_score(d), entry_depth(d), entry_bound(d)) == (28 * 1024, -(WIN - 12), 17, LOWER)
+    # Same index, other key: a miss, not a wrong hit.
+    assert tt_probe(keys, data, np.int64(int(key) ^ (1 << 40))) == -1
+
+
+def test_replacement_keeps_deep_and_fresh_entries():
+    keys, data = new_table(1)
+    n = keys.shape[0]
+    a, b, c = np.int64(4), np.int64(4 + n), np.int64(4 + 2 * n)  # one bucket
+    tt_store(keys, data, a, 1, 10, 9, EXACT, 1)  # deep
+    tt_store(keys, data, b, 2, 20, 2, EXACT, 1)  # shallow
+    tt_store(keys, data, c, 3, 30, 5, EXACT, 1)  # replaces the shallow one
+    assert tt_probe(keys, data, a) >= 0 and tt_probe(keys, data, c) >= 0 and tt_probe(keys, data, b) == -1
+    # Same key, much shallower, same generation, not exact: the deep result stays.
+    tt_store(keys, data, c, 3, 30, 1, LOWER, 1)
+    assert entry_depth(data[tt_probe(keys, data, c)]) == 5
+    # A new search (generation): stale entries go first, the shallower of them.
+    tt_store(keys, data, b, 2, 20, 1, UPPER, 2)
+    assert tt_probe(keys, data, b) >= 0 and tt_probe(keys, data, a) >= 0 and tt_probe(keys, data, c) == -1
+
+
+# --- repetition history --------------------------------------------------------
+
+
+def test_game_hash_history_and_last_placement():
+    board = Board("Base")
+    for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
+        board.play(m)
+    hashes = _game_hashes(board)
+    assert len(hashes) == board.ply + 1 and hashes[-1] == board.position_array[-1]
+    assert _last_placement_index(board) == 4  # after bQ bG1-, the last placement
+    assert hashes[8] == hashes[4]  # the queens went out and back: the same position
+
+
+def test_repetition_scores_as_a_draw():
+    """A node whose position occurred earlier (same side to move, no placement in
+    between) scores exactly 0; the same node without that history does not."""
+    board = Board("Base")
+    for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
+        board.play(m)
+    hashes = _game_hashes(board)
+    searcher = Searcher(tt_mb=1)
+    b = board.position_array.copy()
+    path = np.zeros(64, dtype=np.int64)
+    path[: len(hashes)] = hashes
+    hp = len(hashes) - 1  # the current position, a repeat of the one at index 4
+    excl = np.zeros(0, dtype=np.int32)
+
+    def value(irrev: int) -> int:
+        searcher.ctl[:] = 0
+        return int(_negamax(b, searcher._ws, searcher._moves, searcher._order, searcher._sd, path,
+                            searcher._keys, searcher._data, searcher.ctl, excl, np.int64(2), np.int64(2),
+                            np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev)))
+
+    assert value(_last_placement_index(board)) == 0
+    assert value(hp) != 0  # no history to repeat: an ordinary evaluation
+
+
+# --- stopping and time ---------------------------------------------------------
+
+
+def test_depth_zero_and_zero_time_answer_without_searching():
+    board = Board.from_game_string(MIDGAME)
     first = board.legal_moves()[0]
-    assert best_move(board, depth_limits(0, StopFlag())).move == first
-    start = time.monotonic()
-    assert best_move(board, time_limits(0.0, StopFlag())).move == first
+    searcher = Searcher(tt_mb=4)
+    for limits in (depth_limits(0, StopFlag()), time_limits(0.0, StopFlag())):
+        result = searcher.search(board, limits)
+        assert result.move == first and result.depth == 0 and result.score is None
+
+
+def test_stop_flag_ends_a_long_search_quickly():
+    board = Board.from_game_string(MIDGAME)
     stop = StopFlag()
-    stop.set()
-    assert best_move(board, time_limits(60.0, stop)).move == first
-    assert time.monotonic() - start < 1.0
-    result = best_move(board, time_limits(5.0, StopFlag()))
-    assert result.move in board.legal_moves() and result.depth == 1
-    assert board.game_string() == rewind(POSITIONS["end_BlackWins"], 6).game_string()  # untouched
+    searcher = Searcher(tt_mb=4)
+    timer = threading.Timer(0.3, stop.set)
+    timer.start()
+    start = time.monotonic()
+    result = searcher.search(board, infinite_limits(stop))
+    took = time.monotonic() - start
+    assert 0.3 <= took < 2.0  # generous: the kernel polls the flag at every node
+    assert result.move in board.legal_moves() and result.depth >= 1
+
+
+def test_time_limit_is_kept():
+    board = Board.from_game_string(MIDGAME)
+    searcher = Searcher(tt_mb=4)
+    searcher.search(board, depth_limits(1, StopFlag()))  # kernels loaded
+    start = time.monotonic()
+    result = searcher.search(board, time_limits(0.5, StopFlag()))
+    assert time.monotonic() - start < 0.5 + 0.3  # generous on a loaded 2-core machine
+    assert result.move in board.legal_moves() and result.depth >= 1
+
+
+# --- numba's cache ---------------------------------------------------------------
+
+_CACHE_PROBE = """
+import sys
+from hiveai.board import Board
+from hiveai.search import search
+import hiveai.evaluate, hiveai.movegen, hiveai.position, hiveai.search, hiveai.tt, hiveai.zobrist
+search(Board.parse(sys.argv[1]), depth=3, multipv=2)
+misses = []
+for mod in (hiveai.search, hiveai.evaluate, hiveai.tt, hiveai.movegen, hiveai.position, hiveai.zobrist):
+    for name, obj in vars(mod).items():
+        stats = getattr(obj, "stats", None)
+        if stats is not None and getattr(obj, "__module__", None) == mod.__name__ and obj.signatures:
+            if sum(stats.cache_misses.values()):
+                misses.append(f"{mod.__name__}.{name}")
+print("MISSES", " ".join(misses))
+"""
+
+
+def test_every_search_kernel_loads_from_a_warm_cache_in_a_fresh_process():
+    """Recursive kernels reload from numba's cache only if their argument types are
+    stable (numba issues 6061, 6713); a bad reload segfaults. The first process fills
+    the cache, the second must load everything from it and run."""
+    args = [sys.executable, "-c", _CACHE_PROBE, MIDGAME]
+    first = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0, second.stderr  # a crash on load would be -11
+    assert second.stdout.strip() == "MISSES", second.stdout

@@ -38,7 +38,11 @@ def test_time_limits_rule():
     assert lim.soft == pytest.approx(109.0)  # aim at 0.9 T
     assert lim.hard == pytest.approx(109.98)  # hard stop at T less the reply margin
     tiny = time_limits(0.1, stop, start=0.0)
-    assert tiny.soft <= tiny.hard <= 0.1
+    assert tiny.soft <= tiny.hard <= 0.1 - 0.02
+    # TimeUsage 1.0 used to make the hard deadline T itself: the margin must always apply.
+    full = time_limits(1.0, stop, start=0.0, usage=1.0, margin=0.05)
+    assert full.hard == pytest.approx(0.95) and full.soft == pytest.approx(0.95)
+    assert time_limits(0.01, stop, start=0.0, margin=0.05).hard == 0.0
 
 
 def test_zero_budget_is_already_out_of_time():
