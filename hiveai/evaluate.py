@@ -44,58 +44,88 @@ DRAW_SCORE = 0
 # --- Weights ----------------------------------------------------------------
 # Starting points from nokamute's BasicEvaluator at aggression 3
 # (engine-notes.md 1), rescaled so that one enemy piece next to a queen is 100
-# (nokamute: 36). Changes from there are kept only when a match says so.
+# (nokamute: 36). A change is kept only when a match says it is stronger; the
+# matches are recorded in README.md. The kernel reads them from an int64
+# array (indices W_*), so a tuning match can pit two weight sets against each
+# other without two copies of the code (see weights_from_env).
+WEIGHT_TABLE = (
+    # Per piece next to a queen, against the queen's owner.
+    ("queen_enemy", 100, "enemy piece next to the queen: nokamute 36 -> 100"),
+    ("queen_stuck_friend", 80, "own piece next to it that cannot move away: nokamute 30 -> 83"),
+    ("queen_free_friend", 40, "own piece next to it that can leave: nokamute 15 -> 42"),
+    # Bestbot (boardspace) grows queen danger non-linearly, {0,5,10,15,40,80,120}
+    # by neighbours; its excess over linear from the 4th neighbour, in our units.
+    ("queen_crowd4", 60, "extra danger at 4 occupied neighbours (Bestbot's curve)"),
+    ("queen_crowd5", 160, "extra danger at 5: one move from defeat (Bestbot's curve)"),
+    ("queen_covered", 100, "enemy beetle on the queen: frozen and covered (Bestbot: buried +10 ~ 1 cell)"),
+    ("queen_attacker", 15, "per enemy piece able to reach a free queen cell (guess: half a cell, discounted)"),
+    ("pillbug_defence", 60, "own pillbug next to own queen (nokamute +120 at its scale when an escape exists)"),
+    ("queen_mobile", 30, "the queen itself can move (Bestbot: mobile queen 0.5 of a neighbour)"),
+    # Value of a piece that can move, by kind: nokamute's 2 x bug value x 2.8.
+    ("mobile_queen", 0, "counted through queen_mobile"),
+    ("mobile_spider", 12, "nokamute 4"),
+    ("mobile_beetle", 34, "nokamute 12"),
+    ("mobile_grasshopper", 12, "nokamute 4"),
+    ("mobile_ant", 40, "nokamute 14"),
+    ("mobile_mosquito", 34, "nokamute: what it copies; beetle-like on average"),
+    ("mobile_ladybug", 34, "nokamute 12"),
+    ("mobile_pillbug", 28, "nokamute 10"),
+    ("hand_percent", 50, "a piece in hand, % of its mobile value (nokamute 1x in hand vs 2x mobile)"),
+    ("pre_queen_percent", 50, "a side's pieces while its queen is in hand, % (they cannot move yet)"),
+    ("tempo", 10, "having the move"),
+)
+WEIGHT_NAMES = tuple(name for name, _, _ in WEIGHT_TABLE)
+_INDEX = {name: i for i, name in enumerate(WEIGHT_NAMES)}
+W_QUEEN_ENEMY = _INDEX["queen_enemy"]
+W_QUEEN_STUCK_FRIEND = _INDEX["queen_stuck_friend"]
+W_QUEEN_FREE_FRIEND = _INDEX["queen_free_friend"]
+W_QUEEN_CROWD4 = _INDEX["queen_crowd4"]
+W_QUEEN_CROWD5 = _INDEX["queen_crowd5"]
+W_QUEEN_COVERED = _INDEX["queen_covered"]
+W_QUEEN_ATTACKER = _INDEX["queen_attacker"]
+W_PILLBUG_DEFENCE = _INDEX["pillbug_defence"]
+W_QUEEN_MOBILE = _INDEX["queen_mobile"]
+W_MOBILE = _INDEX["mobile_queen"]  # then one per kind, in bug.py's kind order
+W_HAND_PERCENT = _INDEX["hand_percent"]
+W_PRE_QUEEN_PERCENT = _INDEX["pre_queen_percent"]
+W_TEMPO = _INDEX["tempo"]
+N_WEIGHTS = len(WEIGHT_TABLE)
+assert WEIGHT_NAMES[W_MOBILE + 7] == "mobile_pillbug"
 
-# Per piece next to a queen, against the queen's owner.
-QUEEN_ENEMY_NEIGHBOUR = 100  # nokamute 36 -> 100
-QUEEN_STUCK_FRIEND = 80  # nokamute 30 (immovable friend) -> 83, rounded
-QUEEN_FREE_FRIEND = 40  # nokamute 15 (movable friend) -> 42, rounded
-# Extra danger by number of occupied neighbours (0..6): boardspace's Bestbot
-# grows queen danger non-linearly ({0,5,10,15,40,80,120}); we add its excess
-# over linear from the fourth neighbour on, scaled to our units.
-QUEEN_CROWD = np.array([0, 0, 0, 0, 60, 160, 0], dtype=np.int64)
-# An enemy beetle (or mosquito) on top of a queen: the queen cannot move and
-# the cell counts as taken for good. Bestbot scores a buried queen +10 against
-# ~1.5 per neighbour; we keep it near one neighbour's worth, as it also
-# freezes the queen.
-QUEEN_COVERED = 100
-# Per enemy piece able to reach a free cell around the queen, counted up to
-# the number of free cells ("attackers"). A guess at half a neighbour's worth
-# of a future neighbour, discounted for the moves it still needs.
-QUEEN_ATTACKER = 15
-# Own pillbug next to own queen: nokamute +120 at its scale (3.3 neighbours)
-# when an escape exists; we give one neighbour's worth unconditionally.
-PILLBUG_DEFENCE = 60
-# The queen itself can still move: Bestbot weighs a mobile queen at 0.5 of a
-# neighbour in its queen-danger count.
-QUEEN_MOBILE = 30
-
-# Value of a piece that can move, by kind (nokamute 2 x bug value: Q 12, S 2,
-# B 6, G 2, A 7, M = what it copies, L 6, P 5; x 2.8 to our units).
-MOBILE_VALUE = np.array([
-    0,   # queen: counted through QUEEN_MOBILE
-    12,  # spider (nokamute 4)
-    34,  # beetle (12)
-    12,  # grasshopper (4)
-    40,  # ant (14)
-    34,  # mosquito (nokamute: the value of what it copies; beetle-like on average)
-    34,  # ladybug (12)
-    28,  # pillbug (10)
-], dtype=np.int64)
-# Reach of a mobile enemy piece towards a queen's free cells, in percent
-# (ants and climbers get almost anywhere; spiders and grasshoppers are
-# constrained). Bestbot's per-bug distance multipliers, normalised to ants.
+# Reach of a mobile enemy piece towards a queen's free cells, in percent of
+# an ant's (ants and climbers get almost anywhere; spiders and grasshoppers
+# are constrained): Bestbot's per-bug distance multipliers, simplified.
 ATTACK_REACH = np.array([0, 50, 100, 50, 100, 100, 100, 50], dtype=np.int64)
-# A piece in hand: half its mobile value (nokamute: 1 x value in hand versus
-# 2 x on the board and mobile).
-HAND_VALUE = MOBILE_VALUE // 2
-# Pieces of a side whose queen is in hand cannot move; their board and hand
-# value is scaled by this. Half: placing a piece neither gains nor loses value
-# (hand value is half the mobile value), yet the queen's placement, which
-# frees them all, is worth a lot.
-PRE_QUEEN_PERCENT = 50
-# Bonus for having the move (positions at odd and even depth compare better).
-TEMPO = 10
+
+# Environment variable a tuning match uses to give one engine other weights:
+# ``HIVEAI_WEIGHTS="queen_attacker=25,tempo=0"``.
+WEIGHTS_ENV = "HIVEAI_WEIGHTS"
+
+
+def default_weights() -> np.ndarray:
+    """The weights above, as the kernel reads them."""
+    return np.array([value for _, value, _ in WEIGHT_TABLE], dtype=np.int64)
+
+
+def parse_weights(text: str) -> np.ndarray:
+    """Default weights with ``name=value`` overrides (comma separated); ValueError names a bad one."""
+    w = default_weights()
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, eq, value = item.partition("=")
+        if not eq or name.strip() not in WEIGHT_NAMES:
+            raise ValueError(f"{WEIGHTS_ENV}: '{item}' is not name=value with a name from {', '.join(WEIGHT_NAMES)}")
+        try:
+            w[WEIGHT_NAMES.index(name.strip())] = int(value)
+        except ValueError:
+            raise ValueError(f"{WEIGHTS_ENV}: '{item}' needs a whole number") from None
+    return w
+
+
+def weights_from_env() -> np.ndarray:
+    """Weights with the overrides of $HIVEAI_WEIGHTS (for tuning matches), else the defaults."""
+    import os
+
+    return parse_weights(os.environ.get(WEIGHTS_ENV, ""))
 
 
 @njit(cache=True, nogil=True)
@@ -104,7 +134,7 @@ def _nb(cell, d):
 
 
 @njit(cache=True, nogil=True)
-def evaluate(b, ws):
+def evaluate(b, ws, w):
     """Score of an unfinished position for the side to move (higher is better)."""
     side = b[PLY] & 1
     root = -1
@@ -122,7 +152,7 @@ def evaluate(b, ws):
     # Mobility is judged as if the queen were down (exact for pins and cover;
     # crawlers need a slidable exit; a grasshopper always has a jump, a beetle
     # or ladybug almost always a step), then pieces of a side whose queen is
-    # still in hand count at PRE_QUEEN_PERCENT: they cannot move yet.
+    # still in hand count at pre_queen_percent: they cannot move yet.
     white = 0
     black = 0
     mobile = 0
@@ -132,7 +162,7 @@ def evaluate(b, ws):
         c = b[POS + p]
         k = KIND[p]
         if c < 0:
-            v = HAND_VALUE[k]
+            v = w[W_MOBILE + k] * w[W_HAND_PERCENT] // 100
             if p < PIECES_PER_COLOUR:
                 white += v
             else:
@@ -156,16 +186,16 @@ def evaluate(b, ws):
                     continue
         mobile |= 1 << p
         if p < PIECES_PER_COLOUR:
-            white += MOBILE_VALUE[k]
+            white += w[W_MOBILE + k]
             reach_w += ATTACK_REACH[k]
         else:
-            black += MOBILE_VALUE[k]
+            black += w[W_MOBILE + k]
             reach_b += ATTACK_REACH[k]
     if b[POS] < 0:
-        white = white * PRE_QUEEN_PERCENT // 100
+        white = white * w[W_PRE_QUEEN_PERCENT] // 100
         reach_w = 0
     if b[POS + PIECES_PER_COLOUR] < 0:
-        black = black * PRE_QUEEN_PERCENT // 100
+        black = black * w[W_PRE_QUEEN_PERCENT] // 100
         reach_b = 0
 
     # Queen safety: danger for each colour's own queen.
@@ -184,33 +214,36 @@ def evaluate(b, ws):
                 continue
             nocc += 1
             if (q >= PIECES_PER_COLOUR) != (colour == 1):
-                danger += QUEEN_ENEMY_NEIGHBOUR
+                danger += w[W_QUEEN_ENEMY]
                 if (mobile >> q) & 1:
                     reach -= ATTACK_REACH[KIND[q]]
             elif (mobile >> q) & 1:
-                danger += QUEEN_FREE_FRIEND
+                danger += w[W_QUEEN_FREE_FRIEND]
                 if KIND[q] == PILLBUG and b[LEVEL + q] == 0:
-                    danger -= PILLBUG_DEFENCE
+                    danger -= w[W_PILLBUG_DEFENCE]
             else:
-                danger += QUEEN_STUCK_FRIEND
-        danger += QUEEN_CROWD[nocc]
+                danger += w[W_QUEEN_STUCK_FRIEND]
+        if nocc == 4:
+            danger += w[W_QUEEN_CROWD4]
+        elif nocc == 5:
+            danger += w[W_QUEEN_CROWD5]
         top = b[TOP + qc]
         if top != base:
-            danger += QUEEN_COVERED
+            danger += w[W_QUEEN_COVERED]
             if (mobile >> top) & 1:
                 reach -= ATTACK_REACH[KIND[top]]
         elif (mobile >> base) & 1:
-            danger -= QUEEN_MOBILE
+            danger -= w[W_QUEEN_MOBILE]
         # Attackers: enough reach for one more neighbour each, up to the free cells.
         attackers = max(reach, 0) // 100
         if attackers > 6 - nocc:
             attackers = 6 - nocc
-        danger += QUEEN_ATTACKER * attackers
+        danger += w[W_QUEEN_ATTACKER] * attackers
         if colour == 0:
             white -= danger
         else:
             black -= danger
-    return (white - black if side == 0 else black - white) + TEMPO
+    return (white - black if side == 0 else black - white) + w[W_TEMPO]
 
 
 

@@ -43,12 +43,15 @@ from numba import njit
 
 from hiveai.board import Board
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
-from hiveai.evaluate import DRAW_SCORE, WIN, evaluate
+from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_from_env
 from hiveai.hex_grid import CELL_MASK, N_CELLS
 from hiveai.movegen import _DIR, MAX_MOVES, WS_MARK, _new_stamp, legal_moves, new_workspace
 from hiveai.notation import move_to_string
 from hiveai.position import (
     HASH,
+    HEIGHT,
+    TOP,
+    occupied_neighbours,
     IN_PROGRESS,
     MOVE_PIECE_SHIFT,
     PASS,
@@ -94,7 +97,10 @@ CTL_ROOT_MOVE = 4  # best root move of the running iteration, once fully searche
 CTL_ROOT_SCORE = 5
 CTL_ROOT_VALID = 6  # 1 once CTL_ROOT_MOVE holds a fully searched move
 CTL_GENERATION = 7  # TT generation of this search
-CTL_SIZE = 8
+CTL_ITER_DEPTH = 8  # depth of the running iteration
+CTL_LMR = 9  # 1: late move reductions on
+CTL_EXTEND = 10  # 1: threat extension on
+CTL_SIZE = 11
 
 # Search data (int64): killers, history and the triangular PV table.
 _HISTORY_SIDE = N_PIECES * N_CELLS  # history index: side * this + move
@@ -111,6 +117,20 @@ ORDER_DEFEND = 1 << 31  # takes a piece away from our own queen
 ORDER_KILLER1 = 1 << 30
 ORDER_KILLER2 = 1 << 29
 HISTORY_MAX = 1 << 28
+# Late move reductions (never at the root, so every root move and multipv
+# line gets a full-depth score): from this depth and this many moves
+# searched, quiet moves are searched one ply shallower first; two plies from LMR_DEEPER_MOVES
+# moves at LMR_DEEPER_DEPTH and deeper. The usual chess-engine starting
+# values (Stockfish's first LMR used 3 moves, depth 3), checked by a match.
+LMR_MIN_DEPTH = 3
+LMR_MIN_MOVES = 3
+LMR_DEEPER_MOVES = 12
+LMR_DEEPER_DEPTH = 5
+# Search features that a tuning match can switch off, e.g.
+# HIVEAI_SEARCH="lmr=0,extend=1"; the defaults are what matches kept.
+SEARCH_FEATURES = {"lmr": CTL_LMR, "extend": CTL_EXTEND}
+SEARCH_DEFAULTS = {"lmr": 1, "extend": 1}
+SEARCH_ENV = "HIVEAI_SEARCH"
 # Moves picked one by one (selection) before the rest is sorted at once.
 SELECTION_PICKS = 3
 
@@ -171,6 +191,22 @@ def _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
 
 
 @njit(cache=True, nogil=True)
+def _plausible(b, mv):
+    """Whether ``mv`` can be made here without corrupting the position (a
+    guard against TT key collisions, not a legality test)."""
+    if mv == PASS:
+        return True
+    piece = mv >> MOVE_PIECE_SHIFT
+    dest = mv & CELL_MASK
+    if piece >= N_PIECES:
+        return False
+    src = b[POS + piece]
+    if src < 0:
+        return b[HEIGHT + dest] == 0
+    return b[TOP + src] == piece and dest != src
+
+
+@njit(cache=True, nogil=True)
 def _terminal_score(b, result, ply):
     """Score of a finished game for the side to move, found ``ply`` plies from the root."""
     if result == DRAW:
@@ -182,11 +218,11 @@ def _terminal_score(b, result, ply):
 
 
 @njit(cache=True, nogil=True)
-def _negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
              depth, ply, alpha, beta, start, hp, irrev):
     """Score of position ``b`` for the side to move, searched ``depth`` plies.
 
-    ``moves``/``keys_`` hold each ply's move list and ordering keys from
+    ``w`` are the evaluation weights. ``moves``/``keys_`` hold each ply's move list and ordering keys from
     index ``start``; ``path[hp]`` is this position's hash and positions
     ``irrev..hp-1`` of ``path`` are the ones it could repeat. ``excl`` lists
     root moves to skip (multipv). Returns 0 at once once ``ctl[CTL_STOP]`` is set.
@@ -205,8 +241,19 @@ def _negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
             if path[i] == key:
                 return DRAW_SCORE
             i -= 2
-    if depth <= 0 or ply >= MAX_PLY - 1:
-        return evaluate(b, ws)
+    if depth <= 0:
+        # Threat extension: if the side to move could finish the enemy queen
+        # (five cells already taken), look one ply further instead of trusting
+        # a static score that cannot see the win. Bounded to twice the
+        # iteration depth, since threats can answer threats.
+        if ctl[CTL_EXTEND] == 0 or ply >= 2 * ctl[CTL_ITER_DEPTH] or ply >= MAX_PLY - 2:
+            return evaluate(b, ws, w)
+        enemy_queen = b[POS + (1 - (b[PLY] & 1)) * PIECES_PER_COLOUR]
+        if enemy_queen < 0 or occupied_neighbours(b, enemy_queen) < 5:
+            return evaluate(b, ws, w)
+        depth = 1
+    if ply >= MAX_PLY - 1:
+        return evaluate(b, ws, w)
 
     # Mate distance: no line from here beats a win at the next ply.
     if alpha < -(WIN - ply):
@@ -230,46 +277,79 @@ def _negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
             if bound == EXACT or (bound == LOWER and s >= beta) or (bound == UPPER and s <= alpha):
                 return s
 
-    end = legal_moves(b, ws, moves, start)
     side = b[PLY] & 1
-    _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side)
+    if tt_move >= 0 and not _plausible(b, tt_move):
+        tt_move = -1  # a 64-bit key collision: never play a move that does not fit
+    if ply == 0:
+        for x in range(excl.shape[0]):
+            if excl[x] == tt_move:
+                tt_move = -1
 
+    # The TT move is searched before any move is generated: when it refutes,
+    # as it usually does at cut nodes, the node never pays for generation.
     orig_alpha = alpha
     best = -INFINITY
     best_move = -1
     searched = 0
-    for i in range(start, end):
-        if i < start + SELECTION_PICKS:
-            # Pick the best remaining move: cut nodes rarely need the rest.
-            j = i
-            for k in range(i + 1, end):
-                if keys_[k] < keys_[j]:
-                    j = k
-            t = keys_[i]
-            keys_[i] = keys_[j]
-            keys_[j] = t
-        elif i == start + SELECTION_PICKS:
-            keys_[i:end].sort()  # no cut-off yet: sort the rest once
-        mv = (-keys_[i]) & 0xFFFF
-        if ply == 0:
-            skip = False
-            for x in range(excl.shape[0]):
-                if excl[x] == mv:
-                    skip = True
-            if skip:
-                continue
+    end = start  # end of this node's move list once generated
+    i = start
+    generated = False
+    while True:
+        quiet = False
+        if searched == 0 and tt_move >= 0 and not generated:
+            mv = tt_move
+        else:
+            if not generated:
+                end = legal_moves(b, ws, moves, start)
+                _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side)
+                generated = True
+                i = start
+            if i >= end:
+                break
+            if i < start + SELECTION_PICKS:
+                # Pick the best remaining move: cut nodes rarely need the rest.
+                j = i
+                for k in range(i + 1, end):
+                    if keys_[k] < keys_[j]:
+                        j = k
+                t = keys_[i]
+                keys_[i] = keys_[j]
+                keys_[j] = t
+            elif i == start + SELECTION_PICKS:
+                keys_[i:end].sort()  # no cut-off yet: sort the rest once
+            mv = (-keys_[i]) & 0xFFFF
+            quiet = ((-keys_[i]) >> 16) < ORDER_KILLER2
+            i += 1
+            if mv == tt_move:
+                continue  # searched first, before generation
+            if ply == 0:
+                skip = False
+                for x in range(excl.shape[0]):
+                    if excl[x] == mv:
+                        skip = True
+                if skip:
+                    continue
         placement = mv != PASS and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0
         token = do_move(b, mv)
         path[hp + 1] = b[HASH]
         child_irrev = hp + 1 if placement else irrev
         if searched == 0:
-            s = -_negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+            s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                           depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev)
         else:
-            s = -_negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
-                          depth - 1, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev)
+            # Late move reduction: a quiet move far down the ordered list is
+            # first searched shallower, and again at full depth only if it
+            # looks better than the best so far.
+            reduce = 0
+            if ctl[CTL_LMR] != 0 and ply > 0 and depth >= LMR_MIN_DEPTH and searched >= LMR_MIN_MOVES and quiet:
+                reduce = 1 if searched < LMR_DEEPER_MOVES or depth < LMR_DEEPER_DEPTH else 2
+            s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+                          depth - 1 - reduce, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev)
+            if reduce > 0 and s > alpha:
+                s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+                              depth - 1, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev)
             if alpha < s < beta:
-                s = -_negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+                s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                               depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev)
         undo_move(b, mv, token)
         searched += 1
@@ -293,7 +373,7 @@ def _negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                     ctl[CTL_ROOT_SCORE] = s
                     ctl[CTL_ROOT_VALID] = 1
                 if s >= beta:
-                    if mv != PASS and ((-keys_[i]) >> 16) < ORDER_KILLER2:
+                    if mv != PASS and quiet:
                         # A quiet move that refuted: remember it.
                         if sd[SD_KILLERS + 2 * ply] != mv:
                             sd[SD_KILLERS + 2 * ply + 1] = sd[SD_KILLERS + 2 * ply]
@@ -315,10 +395,10 @@ def _negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
 
 
 @njit(cache=True, nogil=True)
-def _search_root(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl, depth, hp, irrev):
+def _search_root(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl, depth, hp, irrev):
     """One iteration: the root searched ``depth`` plies with a full window."""
     ctl[CTL_ROOT_VALID] = 0
-    return _negamax(b, ws, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+    return _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                     depth, np.int64(0), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), hp, irrev)
 
 
@@ -407,8 +487,12 @@ class Searcher:
     2
     """
 
-    def __init__(self, tt_mb: int = DEFAULT_TT_MB) -> None:
+    def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | None = None) -> None:
+        """A searcher with a ``tt_mb`` MB table and evaluation ``weights``
+        (default: hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides)."""
         self.tt_mb = tt_mb
+        self.weights = weights_from_env() if weights is None else weights
+        self.features = features_from_env()
         self._keys, self._data = new_table(tt_mb)
         self._generation = 0
         self._ws = new_workspace()
@@ -450,6 +534,8 @@ class Searcher:
         self._generation = (self._generation + 1) & 63
         self.ctl[:] = 0
         self.ctl[CTL_GENERATION] = self._generation
+        for name, slot in SEARCH_FEATURES.items():
+            self.ctl[slot] = self.features[name]
         self._sd[SD_KILLERS:SD_HISTORY] = 0
         # History from earlier moves is still a useful hint, but halved (the
         # minimax crate does the same each search).
@@ -513,10 +599,11 @@ class Searcher:
                 if now >= limits.soft or now + predicted > limits.hard:
                     break
             iter_start = now
+            ctl[CTL_ITER_DEPTH] = depth
             lines: list[tuple[int, int, list[int]]] = []
             for k in range(multipv):
                 excl = np.ascontiguousarray(excl_all[:k])
-                score = int(_search_root(b, self._ws, self._moves, self._order, self._sd, path,
+                score = int(_search_root(b, self._ws, self.weights, self._moves, self._order, self._sd, path,
                                          self._keys, self._data, ctl, excl, np.int64(depth),
                                          np.int64(hp), np.int64(irrev)))
                 if ctl[CTL_STOP]:
@@ -571,6 +658,19 @@ class _IterationState:
     lines: list = field(default_factory=list)  # (move, score, pv ints) of the last full iteration
     partial: tuple[int, int] | None = None  # (move, score) fully searched in an unfinished one
     error: BaseException | None = None
+
+
+def features_from_env() -> dict[str, int]:
+    """Search feature switches: the defaults with $HIVEAI_SEARCH overrides (tuning matches)."""
+    import os
+
+    features = dict(SEARCH_DEFAULTS)
+    for item in filter(None, (part.strip() for part in os.environ.get(SEARCH_ENV, "").split(","))):
+        name, eq, value = item.partition("=")
+        if not eq or name.strip() not in features or value.strip() not in ("0", "1"):
+            raise ValueError(f"{SEARCH_ENV}: '{item}' is not name=0|1 with a name from {', '.join(features)}")
+        features[name.strip()] = int(value)
+    return features
 
 
 def _game_hashes(board: Board) -> np.ndarray:

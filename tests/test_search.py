@@ -200,7 +200,7 @@ def test_repetition_scores_as_a_draw():
 
     def value(irrev: int) -> int:
         searcher.ctl[:] = 0
-        return int(_negamax(b, searcher._ws, searcher._moves, searcher._order, searcher._sd, path,
+        return int(_negamax(b, searcher._ws, searcher.weights, searcher._moves, searcher._order, searcher._sd, path,
                             searcher._keys, searcher._data, searcher.ctl, excl, np.int64(2), np.int64(2),
                             np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev)))
 
