@@ -16,9 +16,11 @@ from hiveai.position import IN_PROGRESS, do_move, game_result, undo_move
 def perft_kernel(b, ws, moves, depth):
     """Leaves of the tree of the given depth below position ``b``.
 
-    Iterative with explicit per-ply stacks: numba's on-disk cache cannot
-    reload self-recursive functions (they crash when loaded), and the cache
-    is what keeps start-up fast.
+    Iterative with explicit per-ply stacks. (A recursive kernel would also
+    cache, provided every recursive call passes exactly the argument types of
+    the outer call: with mixed types, such as an ``np.int32`` depth against an
+    int64, numba's cached copy crashes on load, numba issues 6061 and 6713.
+    hiveai.search recurses that way, and its test loads it from the cache.)
     """
     if depth == 0:
         return 1
