@@ -95,6 +95,11 @@ def default_options() -> list[Option]:
         Option("TimeMarginMs", "int", round(REPLY_MARGIN * 1000), 0, 1000),
         # Transposition table size (Mzinga's option name); see DEFAULT_TT_MB.
         Option("TranspositionTableSizeMB", "int", DEFAULT_TT_MB, MIN_TT_MB, MAX_TT_MB),
+        # Play from the opening book (openings/) while the position is in it.
+        Option("UseBook", "bool", True),
+        # Among the book moves, always the best-scored one (reproducible games)
+        # instead of a weighted random choice (varied games).
+        Option("BookBestMoveOnly", "bool", False),
         # How much the engine logs on stderr. Quiet by default, so a client that
         # never reads stderr cannot fill the pipe and block the engine.
         Option("LogLevel", "enum", "Warning", choices=("Debug", "Info", "Warning", "Error")),

@@ -276,6 +276,10 @@ class UhpServer:
             limits = timeman.time_limits(EOF_THINK_SECONDS, self.stop, start=self._command_start)
         self.searching_infinite = limits.infinite
         try:
+            book = self._book_move(board, limits)
+            if book is not None:
+                log.info("bestmove %s from the book", book)
+                return [book]
             searcher = self._get_searcher()  # imports numba; the banner is long gone
             report = self._report if self.options["ReportIntermediateBestMoves"] else None
             result = searcher.search(board, limits, on_iteration=report)
@@ -284,6 +288,22 @@ class UhpServer:
         log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
                  result.score, result.depth, result.nodes, time.monotonic() - self._command_start)
         return [result.move_string]
+
+    def _book_move(self, board, limits: timeman.Limits) -> str | None:
+        """The book's move for ``board`` when the book is on, else None.
+
+        Not for a bare ``bestmove`` (analysis: the client wants the search) nor
+        when the book is missing or broken, which only costs the book.
+        """
+        if not self.options["UseBook"] or limits.infinite:
+            return None
+        from hiveai import book
+
+        try:
+            return book.book_move(board, best_only=self.options["BookBestMoveOnly"])
+        except (OSError, ValueError) as e:
+            log.warning("opening book unusable, searching instead: %s", e)
+            return None
 
     def _report(self, info) -> None:
         """Mzinga's intermediate line: ``move;depth;score;pv...`` (uhp.md 5.1)."""
