@@ -207,6 +207,25 @@ def _plausible(b, mv):
 
 
 @njit(cache=True, nogil=True)
+def _repeats(b, path, hp, irrev, key):
+    """Whether this position repeats one earlier in the game or on the search
+    path (same side to move, no placement since), and may be scored a draw.
+
+    Not when the side to move can win at once (the enemy queen has five
+    neighbours): Hive has no repetition rule, so the opponent of a player who
+    walks back into such a position simply wins; the draw is only a heuristic
+    against shuffling in quiet positions.
+    """
+    i = hp - 2
+    while i >= irrev:
+        if path[i] == key:
+            enemy_queen = b[POS + (1 - (b[PLY] & 1)) * PIECES_PER_COLOUR]
+            return enemy_queen < 0 or occupied_neighbours(b, enemy_queen) < 5
+        i -= 2
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _terminal_score(b, result, ply):
     """Score of a finished game for the side to move, found ``ply`` plies from the root."""
     if result == DRAW:
@@ -235,12 +254,8 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
     if result != IN_PROGRESS:
         return _terminal_score(b, result, ply)
     key = b[HASH]
-    if ply > 0:
-        i = hp - 2
-        while i >= irrev:
-            if path[i] == key:
-                return DRAW_SCORE
-            i -= 2
+    if ply > 0 and _repeats(b, path, hp, irrev, key):
+        return DRAW_SCORE
     if depth <= 0:
         # Threat extension: if the side to move could finish the enemy queen
         # (five cells already taken), look one ply further instead of trusting
