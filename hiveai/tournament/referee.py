@@ -1,0 +1,501 @@
+"""One refereed game between two UHP engine processes.
+
+:class:`EngineProcess` wraps an engine's subprocess: reader threads turn its
+stdout into a queue of lines (and its stderr into the game log), so every
+command can wait for its ``ok`` with a deadline instead of hanging.
+
+:func:`play_game` is the referee. hiveai's own rules core keeps the game:
+every move an engine sends is checked before it is passed on to both engines
+(``play``/``pass``), and the referee alone decides the result. A game is lost
+by the engine that
+
+* crashes (its process exits or closes its pipes),
+* hangs: no ``ok`` within the move budget plus max(1 s, half the budget)
+  in time mode (``bestmove time``), or within ``hang_timeout`` (default
+  60 s) for any other limit such as ``depth``,
+* oversteps its clock: a ``bestmove time T`` answer that took longer than
+  T * (1 + 10 %) + 100 ms (both tolerances are settings),
+* answers with an illegal move, with output that is no move at all, with
+  ``err``, or rejects (``invalidmove``/``err``) a legal move it is told to play.
+
+Draws are adjudicated at ``max_plies`` plies (opening included; 0 = never)
+and at the third occurrence of a position (same pieces, side to move and
+stunned piece: the Zobrist key), unless repetition is switched off. An engine
+that answers a ``play`` with a ``Draw`` state (nokamute declares threefold
+repetition itself) is honoured: the game is drawn. An engine whose declared
+state otherwise differs from the referee's is flagged in the game's record
+and log, and the referee's verdict stands.
+
+Engines are kept running between the games a worker thread plays (``newgame``
+starts each game) unless ``fresh_engines`` is set; an engine that failed is
+killed and started again, options and all, for its next game.
+"""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import threading
+import time
+import weakref
+from collections import Counter
+from dataclasses import dataclass
+
+from hiveai.board import Board
+from hiveai.errors import IllegalMoveError, MoveStringError
+from hiveai.notation import STATES
+from hiveai.timeman import parse_timespan
+from hiveai.tournament.limits import (
+    COMMAND_TIMEOUT,
+    DEPTH_HANG_TIMEOUT,
+    EXIT_GRACE,
+    HANG_MARGIN_FRACTION,
+    HANG_MARGIN_MIN,
+    MAX_PLIES,
+    PROBE_TIMEOUT,
+    SETUP_TIMEOUT,
+    TIME_TOLERANCE,
+    TIME_TOLERANCE_MS,
+)
+from hiveai.tournament.schedule import EngineSpec, ScheduledGame
+
+# --- why a game ended (the "reason" of games.jsonl) --------------------------------
+QUEEN_SURROUNDED = "queen surrounded"
+BOTH_SURROUNDED = "both queens surrounded"
+REPETITION = "threefold repetition"
+MAX_PLIES_REACHED = "max plies"
+ENGINE_DRAW = "draw declared by engine"
+# Forfeits: the engine named in "forfeit" loses.
+CRASH = "crash"
+HANG = "hang"
+TIME_FORFEIT = "time forfeit"
+ILLEGAL_MOVE = "illegal move"
+GARBAGE = "unparseable output"
+ENGINE_ERROR = "engine error"
+FORFEITS = (CRASH, HANG, TIME_FORFEIT, ILLEGAL_MOVE, GARBAGE, ENGINE_ERROR)
+
+_FINISHED = {"WhiteWins", "BlackWins", "Draw"}
+_STATES_LOWER = {s.lower(): s for s in STATES}
+
+
+class EngineFailure(Exception):
+    """An engine broke the protocol or the rules; ``reason`` is one of FORFEITS."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+        self.side: int | None = None  # set by the referee: 0 white, 1 black
+
+
+class GameLog:
+    """Timestamped transcript of one game: commands, replies, engines' stderr, referee notes."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.lines: list[str] = []  # list.append is atomic: reader threads add too
+
+    def add(self, who: str, tag: str, text: str) -> None:
+        self.lines.append(f"{time.monotonic() - self.start:9.3f} {who} {tag} {text}")
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n" if self.lines else ""
+
+
+# Every running engine, so a shutdown can stop them all (close_all).
+_LIVE: weakref.WeakSet[EngineProcess] = weakref.WeakSet()
+
+
+class EngineProcess:
+    """A running UHP engine: send a command, wait for its ``ok`` with a deadline."""
+
+    def __init__(self, spec: EngineSpec, log: GameLog) -> None:
+        self.spec = spec
+        self.log = log
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        try:
+            self.proc = subprocess.Popen(list(spec.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE)
+        except OSError as e:
+            raise EngineFailure(CRASH, f"cannot start {' '.join(spec.command)}: {e}") from None
+        _LIVE.add(self)
+        threading.Thread(target=self._pump_stdout, daemon=True).start()
+        threading.Thread(target=self._pump_stderr, daemon=True).start()
+
+    def _pump_stdout(self) -> None:
+        for raw in iter(self.proc.stdout.readline, b""):
+            self._lines.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        self._lines.put(None)
+
+    def _pump_stderr(self) -> None:
+        for raw in iter(self.proc.stderr.readline, b""):
+            self.log.add(self.spec.name, "stderr", raw.decode("utf-8", "replace").rstrip("\r\n"))
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _exited(self, during: str) -> EngineFailure:
+        try:
+            code = self.proc.wait(1.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        how = f"exited with code {code}" if code is not None else "closed its output"
+        return EngineFailure(CRASH, f"{how} during '{during}'")
+
+    def handshake(self, timeout: float = SETUP_TIMEOUT) -> list[str]:
+        """Read the start-up banner and set the spec's options; returns the banner."""
+        banner = self._reply(timeout, "start-up")
+        for name, value in self.spec.options:
+            lines, _ = self.command(f"options set {name} {value}", timeout)
+            bad = [ln for ln in lines if ln.startswith(("err", "invalidmove"))]
+            if bad:
+                raise EngineFailure(ENGINE_ERROR, f"option {name}={value} rejected: {bad[0]}")
+        return banner
+
+    def command(self, line: str, timeout: float) -> tuple[list[str], float]:
+        """Send one command; return its reply lines (before ``ok``) and the seconds it took."""
+        while True:  # output between commands would be taken for the next reply
+            try:
+                stray = self._lines.get_nowait()
+            except queue.Empty:
+                break
+            if stray is None:
+                raise self._exited(line)
+            self.log.add(self.spec.name, "stray", stray)
+        self.log.add(self.spec.name, ">", line)
+        start = time.monotonic()
+        try:
+            self.proc.stdin.write((line + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self._exited(line) from None
+        lines = self._reply(timeout, line)
+        return lines, time.monotonic() - start
+
+    def _reply(self, timeout: float, what: str) -> list[str]:
+        deadline = time.monotonic() + timeout
+        out: list[str] = []
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise EngineFailure(HANG, f"no 'ok' within {timeout:.1f} s of '{what}'") from None
+            if line is None:
+                self._lines.put(None)  # later reads see the end too
+                raise self._exited(what)
+            self.log.add(self.spec.name, "<", line)
+            if line.strip() == "ok":
+                return out
+            out.append(line)
+
+    def close(self) -> None:
+        """Ask the engine to exit; kill it if it does not within EXIT_GRACE."""
+        if self.alive():
+            try:
+                self.proc.stdin.write(b"exit\n")
+                self.proc.stdin.close()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+            try:
+                self.proc.wait(EXIT_GRACE)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        if self.alive():
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+        _LIVE.discard(self)
+
+
+def close_all() -> None:
+    """Stop every engine process still running (end of a tournament, Ctrl-C)."""
+    for engine in list(_LIVE):
+        engine.close()
+
+
+class _Pool(threading.local):
+    """The engines a worker thread keeps between its games, by engine name."""
+
+    def __init__(self) -> None:
+        self.engines: dict[str, EngineProcess] = {}
+
+
+_POOL = _Pool()
+
+
+def _start(spec: EngineSpec, log: GameLog, keep: bool) -> EngineProcess:
+    """This thread's running engine for ``spec``, or a new one (handshake done)."""
+    engine = _POOL.engines.pop(spec.name, None)
+    if engine is not None and (engine.spec != spec or not engine.alive()):
+        engine.kill()
+        engine = None
+    if engine is None:
+        engine = EngineProcess(spec, log)
+        engine.handshake()
+    engine.log = log
+    if keep:
+        _POOL.engines[spec.name] = engine
+    return engine
+
+
+# --- the game --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How games are adjudicated and timed (see the module docstring)."""
+
+    max_plies: int = MAX_PLIES
+    repetition: bool = True
+    time_tolerance: float = TIME_TOLERANCE
+    time_tolerance_ms: float = TIME_TOLERANCE_MS
+    hang_timeout: float = DEPTH_HANG_TIMEOUT
+    fresh_engines: bool = False
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """Everything a worker needs to play one scheduled game (picklable, for Ray)."""
+
+    game: ScheduledGame
+    white: EngineSpec
+    black: EngineSpec
+    rules: Rules
+
+
+def move_budget(go: str) -> float | None:
+    """Seconds a ``bestmove`` argument string allows (``time hh:mm:ss``), None for other limits."""
+    words = go.split()
+    if len(words) == 2 and words[0].lower() == "time":
+        return parse_timespan(words[1])
+    return None
+
+
+def hang_timeout(go: str, rules: Rules) -> float:
+    """How long a bestmove with these arguments may take before the engine counts as hung."""
+    budget = move_budget(go)
+    if budget is None:
+        return rules.hang_timeout
+    return budget + max(HANG_MARGIN_MIN, HANG_MARGIN_FRACTION * budget)
+
+
+class _Game:
+    """State of one game while it is refereed."""
+
+    def __init__(self, task: GameTask) -> None:
+        self.task = task
+        self.specs = (task.white, task.black)
+        self.log = GameLog()
+        self.board = Board.from_game_string(task.game.opening)
+        self.opening_plies = self.board.ply
+        self.seen: Counter[int] = Counter()
+        replay = Board(self.board.game_type_string)
+        self.seen[replay.zobrist] += 1
+        for move in self.board.move_history:  # positions of the opening count too
+            replay.play(move)
+            self.seen[replay.zobrist] += 1
+        self.engines: list[EngineProcess | None] = [None, None]
+        self.times: list[float] = []
+        self.flags: list[str] = []
+        self.disagreements: set[tuple[int, str, str]] = set()
+
+    def note(self, text: str) -> None:
+        self.log.add("referee", "!", text)
+
+    def flag(self, text: str) -> None:
+        self.flags.append(text)
+        self.note(text)
+
+    def ask(self, side: int, line: str, timeout: float) -> tuple[list[str], float]:
+        """A command to one side's engine; any failure is blamed on that side."""
+        try:
+            return self.engines[side].command(line, timeout)
+        except EngineFailure as e:
+            e.side = side
+            raise
+
+    # -- phases -------------------------------------------------------------
+
+    def setup(self) -> None:
+        keep = not self.task.rules.fresh_engines
+        opening = self.task.game.opening
+        newgame = "newgame " + (opening if self.board.ply else self.board.game_type_string)
+        for side in (0, 1):
+            try:
+                self.engines[side] = _start(self.specs[side], self.log, keep)
+            except EngineFailure as e:
+                e.side = side
+                raise
+            lines, _ = self.ask(side, newgame, SETUP_TIMEOUT)
+            self.check_game_string(side, lines, newgame)
+
+    def adjudicate(self) -> tuple[str, str, str] | None:
+        """(result, reason, detail) if the game is over now, else None."""
+        board, rules = self.board, self.task.rules
+        if board.is_game_over():
+            state = board.state
+            if state == "Draw":
+                return state, BOTH_SURROUNDED, "both queens are surrounded"
+            loser = "Black" if state == "WhiteWins" else "White"
+            return state, QUEEN_SURROUNDED, f"{loser}'s queen is surrounded"
+        if rules.repetition and self.seen[board.zobrist] >= 3:
+            return "Draw", REPETITION, f"the position after ply {board.ply} occurred for the third time"
+        if rules.max_plies and board.ply >= rules.max_plies:
+            return "Draw", MAX_PLIES_REACHED, f"{board.ply} plies played (limit {rules.max_plies})"
+        return None
+
+    def engine_move(self) -> str:
+        """Ask the side to move for its move, check it and return its canonical MoveString."""
+        side = self.board.turn
+        spec = self.specs[side]
+        lines, seconds = self.ask(side, f"bestmove {spec.go}", hang_timeout(spec.go, self.task.rules))
+        self.times.append(round(seconds, 4))
+        answer = next((ln for ln in reversed(lines) if ln.strip()), "")
+        if not answer:
+            raise self.fail(side, GARBAGE, "empty reply to bestmove")
+        if answer.startswith(("err", "invalidmove")):
+            raise self.fail(side, ENGINE_ERROR, f"bestmove answered {answer!r}")
+        text = answer.split(";")[0].strip()  # Mzinga's intermediate lines are move;depth;score
+        try:
+            move = self.board.parse_move(text)
+        except MoveStringError as e:
+            raise self.fail(side, GARBAGE, f"bestmove answered {answer!r}: {e}") from None
+        except IllegalMoveError as e:
+            raise self.fail(side, ILLEGAL_MOVE, f"{text!r} at ply {self.board.ply + 1}: {e}") from None
+        budget = move_budget(spec.go)
+        rules = self.task.rules
+        if budget is not None and seconds > budget * (1 + rules.time_tolerance) + rules.time_tolerance_ms / 1000:
+            raise self.fail(side, TIME_FORFEIT, f"{seconds:.3f} s for a {budget:g} s move (ply {self.board.ply + 1})")
+        move_string = self.board.move_to_string(move)
+        self.board.push(move)
+        self.seen[self.board.zobrist] += 1
+        return move_string
+
+    def tell(self, move_string: str) -> tuple[str, str, str] | None:
+        """Pass the move to both engines (mover first); an engine's Draw ends the game."""
+        line = "pass" if move_string == "pass" else f"play {move_string}"
+        mover = 1 - self.board.turn
+        outcome = None
+        for side in (mover, 1 - mover):
+            lines, _ = self.ask(side, line, COMMAND_TIMEOUT)
+            state = self.check_game_string(side, lines, line)
+            name = self.specs[side].name
+            referee_state = self.board.state
+            if state == "Draw" and referee_state not in _FINISHED:
+                self.flag(f"{name} declared a draw after ply {self.board.ply}; honoured")
+                outcome = outcome or ("Draw", ENGINE_DRAW, f"{name} declared a draw after ply {self.board.ply}")
+            elif state != referee_state and {state, referee_state} != {"NotStarted", "InProgress"}:
+                if (side, state, referee_state) not in self.disagreements:  # once per kind, not every ply
+                    self.disagreements.add((side, state, referee_state))
+                    self.flag(f"{name} declared {state} after ply {self.board.ply}; "
+                              f"the referee says {referee_state}")
+        return outcome
+
+    def check_game_string(self, side: int, lines: list[str], command: str) -> str:
+        """The state an engine's GameString reply declares; errors and nonsense lose."""
+        first = lines[0].strip() if lines else ""
+        if first.startswith(("err", "invalidmove")):
+            raise self.fail(side, ENGINE_ERROR, f"'{command}' answered {first!r}")
+        fields = [f.strip() for f in first.split(";")]
+        state = _STATES_LOWER.get(fields[1].lower()) if len(fields) >= 3 else None
+        if state is None:
+            raise self.fail(side, GARBAGE, f"'{command}' answered {first!r}, not a GameString")
+        if len(fields) - 3 != self.board.ply:
+            raise self.fail(side, ENGINE_ERROR, f"after '{command}' the engine's game has {len(fields) - 3} "
+                                                f"plies, the referee's {self.board.ply}")
+        return state
+
+    def fail(self, side: int, reason: str, detail: str) -> EngineFailure:
+        e = EngineFailure(reason, detail)
+        e.side = side
+        return e
+
+    # -- the whole game ----------------------------------------------------------
+
+    def play(self) -> dict:
+        outcome: tuple[str, str, str] | None = None
+        forfeit: int | None = None
+        try:
+            self.setup()
+            while outcome is None:
+                outcome = self.adjudicate()
+                if outcome is None:
+                    outcome = self.tell(self.engine_move())
+        except EngineFailure as e:
+            forfeit = e.side
+            outcome = ("BlackWins" if e.side == 0 else "WhiteWins", e.reason, e.detail)
+        finally:
+            self.release(forfeit)
+        result, reason, detail = outcome
+        self.note(f"result {result}: {reason} ({detail})")
+        return self.record(result, reason, detail, forfeit)
+
+    def release(self, failed: int | None) -> None:
+        """Kill a failed engine; close the others unless they are kept for the next game."""
+        for side, engine in enumerate(self.engines):
+            if engine is None:
+                continue
+            if side == failed:
+                _POOL.engines.pop(engine.spec.name, None)
+                engine.kill()
+            elif self.task.rules.fresh_engines:
+                engine.close()
+
+    def record(self, result: str, reason: str, detail: str, forfeit: int | None) -> dict:
+        g = self.task.game
+        names = [s.name for s in self.specs]
+        winner = {"WhiteWins": names[0], "BlackWins": names[1]}.get(result)
+        return {
+            "id": g.id, "index": g.index, "pair": g.pair, "pairing": list(g.pairing),
+            "white": names[0], "black": names[1], "opening": g.opening,
+            "result": result, "winner": winner, "reason": reason, "detail": detail,
+            "forfeit": None if forfeit is None else names[forfeit],
+            "plies": self.board.ply, "opening_plies": self.opening_plies,
+            "game_string": self.board.game_string(), "times": self.times, "flags": self.flags,
+            "log": self.log.text(),
+        }
+
+
+def play_game(task: GameTask) -> dict:
+    """Play one scheduled game and return its record (the ``games.jsonl`` fields plus ``log``).
+
+    A top-level function of a picklable argument, so a Ray worker can run it.
+    """
+    return _Game(task).play()
+
+
+def probe(spec: EngineSpec, game_type: str) -> list[str]:
+    """Start an engine once before the tournament, with a long timeout.
+
+    Warms caches (a cold numba cache compiles for minutes) and turns a wrong
+    command line into one clear error. Raises EngineFailure if the engine
+    cannot start, take its options or begin a game; returns warnings about
+    its first ``bestmove``, which the games themselves will judge.
+    """
+    log = GameLog()
+    engine = EngineProcess(spec, log)
+    warnings = []
+    try:
+        engine.handshake(PROBE_TIMEOUT)
+        lines, _ = engine.command(f"newgame {game_type}", PROBE_TIMEOUT)
+        if not lines or lines[0].startswith(("err", "invalidmove")):
+            raise EngineFailure(ENGINE_ERROR, f"'newgame {game_type}' answered {lines[:1]}")
+        try:
+            lines, _ = engine.command(f"bestmove {spec.go}", PROBE_TIMEOUT)
+            if not lines or lines[-1].startswith(("err", "invalidmove")):
+                warnings.append(f"{spec.name}: 'bestmove {spec.go}' answered {lines[-1:]} before the first game")
+        except EngineFailure as e:
+            warnings.append(f"{spec.name}: 'bestmove {spec.go}' before the first game: {e}")
+    except EngineFailure as e:
+        e.detail = f"{e.detail}\n--- engine transcript ---\n{log.text()}"
+        raise
+    finally:
+        engine.close()
+    return warnings

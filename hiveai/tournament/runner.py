@@ -1,0 +1,295 @@
+"""The match loop: play the schedule on a backend, keep every finished game, show the score.
+
+Files in the output directory (``--out``):
+
+* ``tournament.json`` -- the configuration; ``--resume`` checks it matches.
+* ``games.jsonl`` -- one JSON line per finished game (engines, colours,
+  opening, result, reason, plies, GameString, per-move times, flags),
+  appended, flushed and fsynced as each game ends. It is the record of
+  truth: a game is finished once its line is there.
+* ``pgn/<id>-<white>-<black>.pgn`` -- each game in Mzinga's PGN dialect
+  (MzingaViewer opens it), written just before the line above.
+* ``logs/<id>.log`` -- the engines' chatter: every command, reply and stderr line.
+* ``standings.txt`` -- the standings so far, replaced after every game.
+
+Killing the run at any moment loses no finished game. A resumed run skips
+the ids already in ``games.jsonl`` (a last line cut short by the kill is
+dropped) and plays the rest of the same schedule, so every scheduled game
+is counted exactly once; with deterministic engines the standings equal an
+uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Iterator, TextIO
+
+from hiveai.gamerecord import GameRecord
+from hiveai.tournament.backend import make_backend
+from hiveai.tournament.referee import (
+    EngineFailure,
+    GameTask,
+    Rules,
+    close_all,
+    move_budget,
+    play_game,
+    probe,
+)
+from hiveai.tournament.schedule import ScheduledGame, TournamentConfig
+from hiveai.tournament.standings import progress_line, sprt_state, standings_text
+from hiveai.tournament.stats import Sprt
+
+CONFIG_FILE = "tournament.json"
+GAMES_FILE = "games.jsonl"
+STANDINGS_FILE = "standings.txt"
+PGN_DIR = "pgn"
+LOG_DIR = "logs"
+
+
+class TournamentError(Exception):
+    """A problem the user must fix (bad output directory, engine that cannot start, ...)."""
+
+
+# --- records on disk ---------------------------------------------------------------
+
+
+def load_records(path: Path, schedule: dict[str, ScheduledGame]) -> list[dict]:
+    """Finished games in ``games.jsonl``, checked against the schedule.
+
+    A last line without its newline is what a kill mid-write leaves: it is
+    dropped and cut from the file, so the next append starts a clean line.
+    Any other bad line is an error naming it.
+    """
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    keep = len(data)
+    if data and not data.endswith(b"\n"):
+        keep = data.rfind(b"\n") + 1
+        with open(path, "r+b") as f:
+            f.truncate(keep)
+            f.flush()
+            os.fsync(f.fileno())
+    records: list[dict] = []
+    seen: set[str] = set()
+    for no, line in enumerate(data[:keep].decode("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            game = schedule[record["id"]]
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise TournamentError(f"{path}:{no}: not a game of this tournament's schedule ({e})") from None
+        if (record.get("white"), record.get("black"), record.get("opening")) != (game.white, game.black, game.opening):
+            raise TournamentError(f"{path}:{no}: game {game.id} does not match the schedule in {CONFIG_FILE}")
+        if record["id"] in seen:
+            raise TournamentError(f"{path}:{no}: game {game.id} is recorded twice")
+        seen.add(record["id"])
+        records.append(record)
+    return records
+
+
+def append_record(path: Path, record: dict) -> None:
+    """Append one game's line and make it durable before going on."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write a file whole or not at all (a reader never sees half of it)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def pgn_path(out: Path, record: dict) -> Path:
+    return out / PGN_DIR / f"{record['id']}-{record['white']}-{record['black']}.pgn"
+
+
+def game_record(record: dict, config: TournamentConfig) -> GameRecord:
+    """The PGN-able record of a finished game."""
+    fields = record["game_string"].split(";")
+    tags = {
+        "Date": datetime.date.today().strftime("%Y.%m.%d"),
+        "Event": "hiveai tournament",
+        "Round": str(record["pair"] + 1),
+        "White": record["white"],
+        "Black": record["black"],
+        "GameId": record["id"],
+        "Termination": f"{record['reason']}: {record['detail']}",
+        "OpeningPlies": str(record["opening_plies"]),
+    }
+    return GameRecord(fields[0], fields[3:], record["result"], tags)
+
+
+# --- the run ---------------------------------------------------------------------
+
+
+class _Screen:
+    """stdout for the user: one progress line that updates in place on a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.width = 0
+
+    def say(self, text: str = "") -> None:
+        self._end_progress()
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def progress(self, text: str) -> None:
+        if self.tty:
+            self.stream.write("\r" + text.ljust(self.width))
+            self.width = len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def _end_progress(self) -> None:
+        if self.tty and self.width:
+            self.stream.write("\n")
+            self.width = 0
+
+
+def _prepare(config: TournamentConfig, out: Path, resume: bool) -> None:
+    """Create or check the output directory and its saved configuration."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / PGN_DIR).mkdir(exist_ok=True)
+    (out / LOG_DIR).mkdir(exist_ok=True)
+    saved_path = out / CONFIG_FILE
+    if saved_path.exists():
+        if not resume:
+            raise TournamentError(f"{out} already holds a tournament: add --resume to continue it, "
+                                  "or choose another --out")
+        try:
+            saved = TournamentConfig.from_json(json.loads(saved_path.read_text(encoding="utf-8")))
+        except (ValueError, KeyError, TypeError) as e:
+            raise TournamentError(f"{saved_path}: unreadable ({e})") from None
+        diffs = saved.differences(config)
+        if diffs:
+            raise TournamentError(f"--resume: the settings differ from those saved in {saved_path}: "
+                                  f"{', '.join(diffs)}. Resume with the same arguments, or choose another --out")
+    else:
+        if (out / GAMES_FILE).exists() and (out / GAMES_FILE).stat().st_size:
+            raise TournamentError(f"{out / GAMES_FILE} exists without {CONFIG_FILE}; choose another --out")
+        _replace(saved_path, json.dumps(config.to_json(), indent=1) + "\n")
+
+
+def _warnings(config: TournamentConfig, slots: int, cluster: str | None) -> list[str]:
+    """What the user should know about fairness before the games start."""
+    timed = [e.name for e in config.engines if move_budget(e.go) is not None]
+    cores = os.cpu_count() or 1
+    if cluster is not None:
+        if timed:
+            return ["note: time budgets are per move; each game is a Ray task needing one CPU, so results are "
+                    "fair as long as no node's Ray CPU count exceeds its cores"]
+        return []
+    if slots <= cores:
+        return []
+    if timed:
+        return [f"warning: {slots} games at once on {cores} cores: engines' time budgets are per move, so "
+                f"time-based results ({', '.join(timed)}) are only fair with one game per core"]
+    return [f"note: {slots} games at once on {cores} cores; fine for depth limits, but timed engines would "
+            "only be treated fairly with one game per core"]
+
+
+def _probe_all(config: TournamentConfig, screen: _Screen) -> None:
+    """Start every engine once (in parallel) before the games; stop with a clear error if one cannot play."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = {e.name: pool.submit(probe, e, config.game_type) for e in config.engines}
+        failures = []
+        for e in config.engines:
+            try:
+                for w in futures[e.name].result():
+                    screen.say("warning: " + w)
+            except EngineFailure as err:
+                failures.append(f"engine {e.name} ({' '.join(e.command)}) cannot play: {err.reason}: {err.detail}")
+    if failures:
+        raise TournamentError("\n".join(failures))
+
+
+def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, concurrency: int = 1,
+        cluster: str | None = None, stream: TextIO | None = None) -> list[dict]:
+    """Play (the rest of) the tournament; returns every finished game's record.
+
+    Raises TournamentError for problems the user must fix. KeyboardInterrupt
+    stops the run after saving what is finished.
+    """
+    out = Path(out)
+    screen = _Screen(stream or sys.stdout)
+    _prepare(config, out, resume)
+    schedule = config.schedule()
+    by_id = {g.id: g for g in schedule}
+    games_path = out / GAMES_FILE
+    records = load_records(games_path, by_id)
+    for r in records:  # a kill between a PGN and its line: write what is missing
+        if not pgn_path(out, r).exists():
+            _replace(pgn_path(out, r), game_record(r, config).to_pgn())
+    done = {r["id"] for r in records}
+    todo = [g for g in schedule if g.id not in done]
+    sprt = Sprt(*config.sprt) if config.sprt else None
+    total = len(schedule)
+    names = config.names
+
+    mode = "gauntlet" if config.gauntlet else "round-robin"
+    screen.say(f"hiveai tournament: {len(names)} engines, {mode}, {len(schedule)} games of {config.game_type} "
+               f"({config.games} per encounter), openings: {config.opening_source}")
+    for e in config.engines:
+        opts = "".join(f" {k}={v}" for k, v in e.options)
+        screen.say(f"  {e.name}: {' '.join(e.command)}  [bestmove {e.go}]{opts}")
+    screen.say(f"Records in {out}/ ({GAMES_FILE}, {PGN_DIR}/, {LOG_DIR}/, {STANDINGS_FILE})")
+    if records:
+        screen.say(f"Resuming: {len(records)} of {total} games already played")
+
+    def finished() -> bool:
+        return sprt is not None and sprt_state(sprt, records, names[0]).decision is not None
+
+    if todo and not finished():
+        backend = make_backend(concurrency, cluster)
+        try:
+            for w in _warnings(config, backend.slots, cluster):
+                screen.say(w)
+            if cluster is None:
+                _probe_all(config, screen)
+            rules = Rules(config.max_plies, config.repetition, config.time_tolerance, config.time_tolerance_ms,
+                          config.hang_timeout, fresh_engines=config.restart or cluster is not None)
+
+            def tasks() -> Iterator[GameTask]:
+                for g in todo:
+                    if finished():  # SPRT decided: start nothing new, collect what runs
+                        return
+                    yield GameTask(g, config.engine(g.white), config.engine(g.black), rules)
+
+            start = time.monotonic()
+            screen.progress(progress_line(records, names, total, sprt))
+            for record in backend.imap_unordered(play_game, tasks()):
+                log = record.pop("log", "")
+                (out / LOG_DIR / f"{record['id']}.log").write_text(log, encoding="utf-8")
+                _replace(pgn_path(out, record), game_record(record, config).to_pgn())
+                append_record(games_path, record)
+                records.append(record)
+                _replace(out / STANDINGS_FILE, standings_text(records, names, total, sprt))
+                screen.progress(progress_line(records, names, total, sprt))
+            screen.say(f"{len(records)} games recorded; this run took {time.monotonic() - start:.1f} s")
+        except KeyboardInterrupt:
+            screen.say(f"Interrupted: {len(records)} of {total} games are recorded; "
+                       "run the same command with --resume to finish")
+            raise
+        finally:
+            close_all()
+            backend.close()
+            close_all()
+    text = standings_text(records, names, total, sprt)
+    _replace(out / STANDINGS_FILE, text)
+    screen.say()
+    screen.say(text.rstrip("\n"))
+    return records

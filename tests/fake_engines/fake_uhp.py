@@ -1,0 +1,101 @@
+"""A small UHP engine for tournament tests, with switchable misbehaviour.
+
+It keeps the game with hiveai's Board and plays a legal move picked from the
+position's Zobrist key, so it is deterministic but not always the same move.
+From ply N on (plies already played when asked, opening included) it can:
+
+  --crash-at N      exit with code 3 instead of answering bestmove
+  --illegal-at N    answer bestmove with "pass" while other moves exist
+  --hang-at N       never answer bestmove
+  --garbage-at N    answer bestmove with a line that is no move
+  --false-win-at N  claim "WhiteWins" in its GameString replies to play
+  --draw-at N       claim "Draw" in its replies to play (like nokamute's repetition)
+  --slow S          think S seconds before every bestmove answer
+  --first           play the first legal move (a very weak engine)
+
+Usage: python fake_uhp.py [flags]; it speaks UHP on stdin/stdout like hiveai.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from hiveai.board import PASS, Board
+
+NEVER = 10**9
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    for flag in ("crash-at", "illegal-at", "hang-at", "garbage-at", "false-win-at", "draw-at"):
+        p.add_argument("--" + flag, type=int, default=NEVER)
+    p.add_argument("--slow", type=float, default=0.0)
+    p.add_argument("--first", action="store_true")
+    p.add_argument("--name", default="fake")
+    a = p.parse_args()
+    board: Board | None = None
+    options: dict[str, str] = {}
+
+    def out(*lines: str) -> None:
+        for line in lines:
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    def game_string() -> str:
+        gs = board.game_string().split(";")
+        if board.ply >= a.draw_at and not board.is_game_over():
+            gs[1] = "Draw"
+        elif board.ply >= a.false_win_at and not board.is_game_over():
+            gs[1] = "WhiteWins"
+        return ";".join(gs)
+
+    out(f"id {a.name}", "Mosquito;Ladybug;Pillbug", "ok")
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        cmd, rest = words[0], line.strip()[len(words[0]):].strip()
+        if cmd == "exit":
+            return 0
+        if cmd == "info":
+            out(f"id {a.name}", "Mosquito;Ladybug;Pillbug")
+        elif cmd == "options":
+            if len(words) == 4 and words[1] == "set":
+                options[words[2]] = words[3]
+                out(f"{words[2]};string;{words[3]};")
+        elif cmd == "newgame":
+            board = Board.parse(rest or "Base")
+            out(board.game_string())
+        elif cmd in ("play", "pass"):
+            try:
+                board.play(rest if cmd == "play" else "pass")
+                out(game_string())
+            except Exception as e:  # noqa: BLE001 - a test engine reports anything
+                out(f"invalidmove {e}")
+        elif cmd == "bestmove":
+            ply = board.ply
+            if ply >= a.crash_at:
+                sys.stdout.write("wS1")  # half a line, then gone
+                sys.stdout.flush()
+                return 3
+            if ply >= a.hang_at:
+                time.sleep(3600)
+            time.sleep(a.slow)
+            moves = board.legal_moves()
+            if ply >= a.garbage_at:
+                out("I think the bee should fly to the moon!")
+            elif ply >= a.illegal_at and moves != [PASS]:
+                out("pass")
+            else:
+                pick = 0 if a.first else (board.zobrist * 0x9E3779B97F4A7C15 >> 17) % len(moves)
+                out(board.move_to_string(moves[pick]))
+        else:
+            out("err unknown command")
+        out("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,352 @@
+"""``hiveai tournament``: schedule, referee, records, resume, Ray and SPRT, with
+real engine processes: hiveai itself and the misbehaving fake engines in
+tests/fake_engines (crash, illegal move, hang, garbage, false result, ...).
+
+HIVEAI_TEST_ENGINE, if set, is the command line used for "hiveai" (to run
+these tests against another build); by default it is this installed engine.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+import pytest
+
+from hiveai.board import Board
+from hiveai.gamerecord import read_game
+from hiveai.tournament import referee
+from hiveai.tournament.backend import make_backend
+from hiveai.tournament.cli_args import TournamentCommand, parse_sprt
+from hiveai.tournament.runner import GAMES_FILE, STANDINGS_FILE, TournamentError, pgn_path, run
+from hiveai.tournament.schedule import (
+    build_config,
+    configure_engines,
+    format_timespan,
+    make_schedule,
+    pairings,
+    random_openings,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+FAKE = Path(__file__).parent / "fake_engines" / "fake_uhp.py"
+HIVEAI = os.environ.get("HIVEAI_TEST_ENGINE", "hiveai")
+# hiveai's opening book picks weighted random moves; off, hiveai at a fixed depth is deterministic,
+# which the resume, Ray and self-play tests rely on.
+NO_BOOK = "UseBook=False"
+# Short games keep the suite fast; the rules are the same at any length.
+MAX_PLIES = 80
+
+
+def fake(*flags: str) -> str:
+    return " ".join(shlex.quote(a) for a in (sys.executable, str(FAKE), *flags))
+
+
+def config(engines: list[str], **kw):
+    args = dict(options=[], go=[], time=None, depth=1, game_type="Base+MLP", games=2, openings=None,
+                random_plies=None, seed=1, gauntlet=False, sprt=None, max_plies=MAX_PLIES, repetition=True,
+                time_tolerance=referee.TIME_TOLERANCE, time_tolerance_ms=referee.TIME_TOLERANCE_MS,
+                hang_timeout=referee.DEPTH_HANG_TIMEOUT, restart=False)
+    args.update(kw)
+    hiveais = [e.split("=")[0] for e in engines if e.endswith("=" + HIVEAI)]
+    args["options"] = args["options"] + [f"{name}:{NO_BOOK}" for name in hiveais]
+    return build_config(engines=engines, **args)
+
+
+def play(cfg, out: Path, **kw) -> tuple[list[dict], str]:
+    screen = io.StringIO()
+    records = run(cfg, out, stream=screen, **kw)
+    return records, screen.getvalue()
+
+
+def essence(records: list[dict]) -> dict[str, tuple]:
+    """What must not depend on how or when a game was played."""
+    return {r["id"]: (r["white"], r["black"], r["result"], r["reason"], r["forfeit"], r["game_string"])
+            for r in records}
+
+
+def check_saved_games(out: Path, records: list[dict]) -> None:
+    """Every game replays legally, and its PGN reads back identically."""
+    for r in records:
+        board = Board.from_game_string(r["game_string"])
+        assert board.ply == r["plies"]
+        assert board.game_string().split(";")[3:r["opening_plies"] + 3] == r["opening"].split(";")[3:]
+        path = pgn_path(out, r)
+        record = read_game(path)
+        assert record.to_pgn() == path.read_text()
+        assert record.to_board().game_string() == r["game_string"]
+        assert (record.result, record.tags["White"], record.tags["Black"]) == (r["result"], r["white"], r["black"])
+
+
+# --- schedule ---------------------------------------------------------------------
+
+
+def test_pairings_and_schedule():
+    assert pairings(["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert pairings(["a", "b", "c"], gauntlet=True) == [("a", "b"), ("a", "c")]
+    games = make_schedule(["a", "b", "c"], ["o1", "o2"])
+    assert len(games) == 2 * 3 * 2 and [g.id for g in games][:2] == ["g00000", "g00001"]
+    assert len({g.id for g in games}) == len(games)
+    for first, second in zip(games[::2], games[1::2]):  # a game pair: same opening, colours swapped
+        assert (first.pair, first.pairing, first.opening) == (second.pair, second.pairing, second.opening)
+        assert (first.white, first.black) == (second.black, second.white) == first.pairing
+
+
+def test_random_openings_are_reproducible_legal_and_distinct():
+    a = random_openings("Base+MLP", 4, 12, seed=7)
+    assert a == random_openings("Base+MLP", 4, 12, seed=7)
+    assert a != random_openings("Base+MLP", 4, 12, seed=8)
+    assert len(set(a)) == 12
+    for gs in a:
+        assert Board.from_game_string(gs).ply == 4
+
+
+def test_openings_file_cycles_and_must_match_the_game_type(tmp_path):
+    path = tmp_path / "openings.txt"
+    path.write_text("Base;NotStarted;White[1];wS1\nBase;NotStarted;White[1];wG1;bG1 wG1-\n")
+    cfg = config(["a=" + fake(), "b=" + fake()], game_type="Base", openings=str(path), games=6)
+    assert [len(o.split(";")) - 3 for o in cfg.openings] == [1, 2, 1]
+    with pytest.raises(ValueError, match="opening 1 is a Base game"):
+        config(["a=" + fake(), "b=" + fake()], openings=str(path))
+
+
+def test_engine_flags():
+    specs = configure_engines(["d1=hiveai", "x=" + fake("--first")], ["x:Style=sharp"], ['x:time 00:00:01'],
+                              None, 2)
+    assert specs[0].command == (sys.executable, "-m", "hiveai") and specs[0].go == "depth 2"
+    assert specs[1].command[-1] == "--first" and specs[1].options == (("Style", "sharp"),)
+    assert specs[1].go == "time 00:00:01"
+    assert configure_engines(["hiveai", "b=hiveai"], [], [], 0.25, None)[0].go == "time 00:00:00.2500000"
+    assert format_timespan(90) == "00:01:30" and format_timespan(2.5) == "00:00:02.5000000"
+    for engines, options, go, error in [
+        (["a=x", "a=y"], [], [], "unique"),
+        (["a=x", "b=y"], ["c:O=1"], [], "expected NAME:OPTION=VALUE"),
+        (["a=x", "b=y"], [], ["c:depth 1"], 'no engine named "c"'),
+        (["a b=x"], [], [], "engine name"),
+    ]:
+        with pytest.raises(ValueError, match=error):
+            configure_engines(engines, options, go, None, 1)
+    with pytest.raises(ValueError, match="no search limit for a, b"):
+        configure_engines(["a=x", "b=y"], [], [], None, None)
+
+
+def test_sprt_flag_takes_two_or_four_numbers():
+    seen = {}
+
+    @click.command(cls=TournamentCommand)
+    @click.option("--sprt")
+    @click.option("--games", type=int)
+    def cmd(sprt, games):
+        seen.update(sprt=parse_sprt(sprt), games=games)
+
+    cmd(["--sprt", "0", "10", "--games", "4"], standalone_mode=False)
+    assert seen == {"sprt": [0.0, 10.0, 0.05, 0.05], "games": 4}
+    cmd(["--games", "2", "--sprt", "-5", "5", "0.1", "0.2"], standalone_mode=False)
+    assert seen == {"sprt": [-5.0, 5.0, 0.1, 0.2], "games": 2}
+    for bad in (["--sprt", "0"], ["--sprt", "10", "0"], ["--sprt", "0", "10", "0.05"]):
+        with pytest.raises(click.BadParameter):
+            cmd(bad, standalone_mode=False)
+
+
+# --- backend ----------------------------------------------------------------------
+
+
+def _square(x: int) -> int:
+    time.sleep(0.01 * (x % 3))
+    return x * x
+
+
+def test_local_backend_streams_results_and_pulls_items_lazily():
+    pulled = []
+
+    def items():
+        for i in range(100):
+            pulled.append(i)
+            yield i
+
+    with make_backend(concurrency=3) as backend:
+        results = []
+        for r in backend.imap_unordered(_square, items()):
+            results.append(r)
+            if len(results) == 5:
+                break
+        assert len(pulled) <= 5 + 3  # never more than the slots ahead of what was consumed
+        assert sorted(make_backend(2).imap_unordered(_square, range(10))) == [i * i for i in range(10)]
+    with pytest.raises(ValueError, match="unknown cluster"):
+        make_backend(cluster="slurm")
+
+
+# --- refereeing -------------------------------------------------------------------
+
+
+def test_every_forfeit_is_recorded_with_its_reason(tmp_path):
+    """hiveai against engines that misbehave in every way the referee must catch."""
+    engines = {
+        "crash": (fake("--crash-at", "12"), referee.CRASH),
+        "illegal": (fake("--illegal-at", "9"), referee.ILLEGAL_MOVE),
+        "hang": (fake("--hang-at", "8"), referee.HANG),
+        "garbage": (fake("--garbage-at", "10"), referee.GARBAGE),
+        "slow": (fake("--slow", "1.0"), referee.TIME_FORFEIT),
+    }
+    # Timed moves for the two clock tests: "hang" hangs after 1 s + 1 s; "slow" answers after 1.0 s, past
+    # 0.5 s * 1.1 + 0.1 s but before its hang time (1.5 s). Everyone else has the default depth-mode
+    # hang timeout, so a busy machine cannot turn a slow start of hiveai into a forfeit.
+    cfg = config([f"hiveai={HIVEAI}"] + [f"{n}={c}" for n, (c, _) in engines.items()]
+                 + ["liar=" + fake("--false-win-at", "7"), "drawer=" + fake("--draw-at", "10")],
+                 gauntlet=True, options=["crash:Style=sharp"],
+                 go=["slow:time 00:00:00.5", "hang:time 00:00:01"])
+    out = tmp_path / "t"
+    records, screen = play(cfg, out, concurrency=2)
+    assert len(records) == 2 * 7
+    by_opponent: dict[str, list[dict]] = {}
+    for r in records:
+        by_opponent.setdefault(r["pairing"][1], []).append(r)
+    for name, (_, reason) in engines.items():
+        for r in by_opponent[name]:
+            assert (r["forfeit"], r["reason"], r["winner"]) == (name, reason, "hiveai"), r["detail"]
+    for r in by_opponent["hang"]:
+        assert "no 'ok' within 2.0 s of 'bestmove time 00:00:01'" in r["detail"]
+    for r in by_opponent["slow"]:
+        assert "for a 0.5 s move" in r["detail"]
+    # The crashing engine crashed in both games at its ply, not at start-up: it was restarted,
+    # options and all, for the second game.
+    for r in by_opponent["crash"]:
+        assert "exited with code 3 during 'bestmove depth 1'" in r["detail"] and r["plies"] >= 12
+        assert "crash > options set Style sharp" in (out / "logs" / f"{r['id']}.log").read_text()
+    # A false result is flagged and the game goes on; a declared draw is honoured.
+    for r in by_opponent["liar"]:
+        assert r["forfeit"] is None and r["plies"] > 7
+        assert any("liar declared WhiteWins" in f for f in r["flags"])
+    for r in by_opponent["drawer"]:
+        assert (r["result"], r["reason"], r["forfeit"]) == ("Draw", referee.ENGINE_DRAW, None)
+        assert r["plies"] == 10 and "drawer declared a draw" in r["flags"][0]
+    # Records: games.jsonl, PGN that reads back, engine logs, standings.
+    lines = (out / GAMES_FILE).read_text().splitlines()
+    assert sorted(json.loads(x)["id"] for x in lines) == sorted(r["id"] for r in records)
+    check_saved_games(out, records)
+    standings = (out / STANDINGS_FILE).read_text()
+    assert "Forfeits: crash crash 2, garbage unparseable output 2, hang hang 2, illegal illegal move 2, " \
+           "slow time forfeit 2" in standings
+    assert standings in screen
+    assert "hiveai" in standings.splitlines()[2]  # ranked first
+
+
+def test_an_engine_that_cannot_start_stops_the_tournament_early(tmp_path):
+    cfg = config(["a=" + fake(), "b=/nonexistent/engine --flag"])
+    with pytest.raises(TournamentError, match=r"engine b \(/nonexistent/engine --flag\) cannot play: crash"):
+        play(cfg, tmp_path / "t")
+
+
+# --- records and resume -------------------------------------------------------------
+
+
+def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_path):
+    out = tmp_path / "t"
+    cfg = config(["a=" + fake(), "b=" + fake("--first")], games=2, max_plies=20)
+    records, _ = play(cfg, out)
+    assert len(records) == 2
+    with pytest.raises(TournamentError, match="add --resume"):
+        play(cfg, out)
+    with pytest.raises(TournamentError, match="settings differ .*: games, openings"):
+        play(config(["a=" + fake(), "b=" + fake("--first")], games=4, max_plies=20), out, resume=True)
+    # Resuming a finished tournament plays nothing and shows the same standings.
+    again, _ = play(cfg, out, resume=True)
+    assert essence(again) == essence(records)
+    # A cut-short last line (a kill mid-write) is dropped; any other bad line is named.
+    path = out / GAMES_FILE
+    path.write_text(path.read_text().splitlines()[0] + "\n" + '{"id": "g00001", "whi')
+    again, _ = play(cfg, out, resume=True)
+    assert essence(again) == essence(records) and path.read_text().count("\n") == 2
+    path.write_text("not json\n" + path.read_text())
+    with pytest.raises(TournamentError, match=rf"{GAMES_FILE}:1: not a game of this tournament"):
+        play(cfg, out, resume=True)
+
+
+def _cli(out: Path, *extra: str) -> subprocess.Popen:
+    args = [sys.executable, "-m", "hiveai", "tournament", "--engine", f"d1={HIVEAI}", "--option", f"d1:{NO_BOOK}",
+            "--engine", "f=" + fake(), "--depth", "1", "--game-type", "Base+MLP", "--games", "12",
+            "--concurrency", "2", "--max-plies", str(MAX_PLIES), "--seed", "5", "--out", str(out), *extra]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, cwd=REPO)
+
+
+def test_killed_and_resumed_equals_uninterrupted(tmp_path):
+    """SIGKILL (runner and engines) midway, --resume: every game once, same standings."""
+    killed = tmp_path / "killed"
+    proc = _cli(killed)
+    games = killed / GAMES_FILE
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if games.exists() and games.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_at_kill = games.read_text().count("\n")
+    assert 3 <= done_at_kill < 12, "the kill must land midway"
+    resumed = _cli(killed, "--resume")
+    out, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    assert f"Resuming: {done_at_kill} of 12 games already played" in out
+
+    whole = tmp_path / "whole"
+    full = _cli(whole)
+    full_out, err = full.communicate(timeout=300)
+    assert full.returncode == 0, err
+
+    ids = [json.loads(x)["id"] for x in games.read_text().splitlines()]
+    assert sorted(ids) == [f"g{i:05d}" for i in range(12)]  # every scheduled game exactly once
+    killed_records = [json.loads(x) for x in games.read_text().splitlines()]
+    whole_records = [json.loads(x) for x in (whole / GAMES_FILE).read_text().splitlines()]
+    assert essence(killed_records) == essence(whole_records)
+    assert (killed / STANDINGS_FILE).read_text() == (whole / STANDINGS_FILE).read_text()
+    assert "Standings after 12 of 12 games" in full_out
+    check_saved_games(killed, killed_records)
+
+
+# --- Ray ----------------------------------------------------------------------------
+
+
+def test_ray_cluster_plays_the_same_games_as_local_play(tmp_path):
+    pytest.importorskip("ray", reason="Ray is the optional 'cluster' extra")
+    cfg = config([f"d1={HIVEAI}", "f=" + fake()], games=4, seed=3)
+    local, _ = play(cfg, tmp_path / "local", concurrency=2)
+    remote, screen = play(cfg, tmp_path / "ray", cluster="ray")
+    assert essence(remote) == essence(local)
+    assert (tmp_path / "ray" / STANDINGS_FILE).read_text() == (tmp_path / "local" / STANDINGS_FILE).read_text()
+    check_saved_games(tmp_path / "ray", remote)
+
+
+# --- SPRT ---------------------------------------------------------------------------
+
+
+def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
+    # Deterministic and identical: each pair is one win for each colour, so the score is exactly 50 %.
+    cfg = config([f"a={HIVEAI}", f"b={HIVEAI}"], games=40, sprt=[0, 100, 0.05, 0.05], max_plies=40)
+    records, screen = play(cfg, tmp_path / "t", concurrency=2)
+    assert "pairs: H0 accepted" in screen and "LLR -2.95 (-2.94, 2.94) after 9 pairs" in screen
+    assert 18 <= len(records) <= 18 + 2  # stopped at the decision; games already running are kept
+
+
+def test_sprt_against_a_much_weaker_engine_accepts_h1(tmp_path):
+    cfg = config([f"hiveai={HIVEAI}", "weak=" + fake("--first")], games=60, sprt=[0, 100, 0.05, 0.05],
+                 max_plies=150)
+    records, screen = play(cfg, tmp_path / "t", concurrency=2)
+    assert "pairs: H1 accepted" in screen
+    assert len(records) < 60
+
+
+def test_sprt_depth_3_against_depth_1_accepts_h1(tmp_path):
+    cfg = config([f"d3={HIVEAI}", f"d1={HIVEAI}"], go=["d3:depth 3", "d1:depth 1"], depth=None, games=200,
+                 sprt=[0, 100, 0.05, 0.05], max_plies=120)
+    records, screen = play(cfg, tmp_path / "t", concurrency=2)
+    assert "pairs: H1 accepted" in screen, screen[-3000:]
+    assert len(records) < 200
