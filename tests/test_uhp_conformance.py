@@ -537,6 +537,22 @@ def test_26_pipelining_and_eof(fresh_engine):
     assert CANONICAL_MOVE.match(out[5]) and out[6:] == ["ok"]
 
 
+@pytest.mark.parametrize("closed_early", [True, False])
+def test_26_bare_bestmove_answers_at_eof(fresh_engine, closed_early):
+    """A bare bestmove (think until SIGINT) whose input ends answers and exits: no SIGINT
+    can come any more. Input closed before the command is read, or while it thinks."""
+    e = fresh_engine()
+    newgame(e, MIDGAME)
+    moves = entries(e)
+    e.proc.stdin.write(b"bestmove\n")
+    e.proc.stdin.flush()
+    if not closed_early:
+        time.sleep(0.5)
+    e.proc.stdin.close()
+    assert e.read_line(5 + SLACK) in moves and e.read_line(5) == "ok"
+    assert e.proc.wait(5) == 0
+
+
 def test_27_exit(fresh_engine):
     e = fresh_engine()
     newgame(e, "Base")

@@ -8,6 +8,11 @@
   exit. Measured after a warm-up run, so numba's cache is warm.
 * validmoves: round trip of ``validmoves`` over the pipe on mid-game Base+MLP
   positions reached by seeded random play, plus ``bestmove depth 1``.
+* timed moves: one engine plays a whole game against itself with
+  ``bestmove time 00:00:01`` (the hive-hydra sample budget) for N consecutive
+  moves (default 100), opening book off; each reply is timed at the client,
+  from writing the command to reading its ``ok``. The issue's bound: none over
+  1.05 s.
 """
 
 from __future__ import annotations
@@ -107,6 +112,24 @@ def midgame_latency(positions: int) -> tuple[list[float], list[float], list[int]
     return vm_times, bm_times, counts
 
 
+def timed_moves(moves: int, budget: str = "00:00:01") -> list[float]:
+    """Client-side seconds of ``moves`` consecutive ``bestmove time`` replies in self-play."""
+    p = Pipe()
+    p.reply()
+    p.cmd("options set UseBook False")
+    p.cmd("newgame Base+MLP")
+    times: list[float] = []
+    while len(times) < moves:
+        start = time.perf_counter()
+        reply = p.cmd(f"bestmove time {budget}")
+        times.append(time.perf_counter() - start)
+        state = p.cmd(f"play {reply[-1]}")[0].split(";")[1]
+        if state not in ("InProgress", "NotStarted"):
+            p.cmd("newgame Base+MLP")  # game over: go on in a new game
+    p.close()
+    return times
+
+
 def show(name: str, times: list[float], unit: str = "ms", scale: float = 1000.0) -> None:
     print(f"{name:<42} median {statistics.median(times) * scale:8.1f} {unit}   "
           f"mean {statistics.mean(times) * scale:8.1f} {unit}   max {max(times) * scale:8.1f} {unit}   "
@@ -117,6 +140,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=10, help="process launches per start-up figure")
     ap.add_argument("--positions", type=int, default=30, help="mid-game positions for validmoves")
+    ap.add_argument("--timed-moves", type=int, default=100, help="consecutive 'bestmove time 00:00:01' replies")
     args = ap.parse_args()
     print(f"python {sys.version.split()[0]}; engine: {' '.join(ENGINE)}")
     show("banner (spawn -> ok of info block)", banner_latency(args.runs))
@@ -125,6 +149,10 @@ def main() -> None:
     show("validmoves, mid-game Base+MLP (round trip)", vm)
     show("bestmove depth 1, same positions", bm)
     print(f"{'moves per position':<42} mean {statistics.mean(counts):8.1f}      max {max(counts)}")
+    if args.timed_moves:
+        timed = timed_moves(args.timed_moves)
+        show("bestmove time 00:00:01 (client side)", timed, "s", 1.0)
+        print(f"{'  replies over 1.05 s':<42} {sum(t > 1.05 for t in timed)}")
 
 
 if __name__ == "__main__":
