@@ -9,10 +9,20 @@ __version__ = "0.1.0"
 ENGINE_NAME = "hiveai"
 
 
-def __getattr__(name):
-    # Lazy re-exports: ``hiveai.Board`` works without making ``import hiveai`` slow.
-    if name in ("Board",):
-        from hiveai.board import Board
+_LAZY = {
+    "Board": "hiveai.board",
+    "Searcher": "hiveai.search",
+    "SearchResult": "hiveai.search",
+    "format_score": "hiveai.search",
+}
 
-        return Board
+
+def __getattr__(name):
+    # Lazy re-exports: ``hiveai.Board`` and ``hiveai.Searcher`` work without
+    # making ``import hiveai`` slow (numba loads only when they are used).
+    # ``hiveai.search`` is the search module; its ``search()`` is the one-call API.
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'hiveai' has no attribute {name!r}")

@@ -52,19 +52,21 @@ class BenchPosition:
     midgame: bool  # counts towards the mid-game nodes/s and the perft comparison
 
 
-# Depths chosen so the whole bench is ~7 M nodes (6.7 M when the list was
-# made), 5-15 s at 0.5-1 M nodes/s on the 2-core development machine. The
+# Depths chosen so the whole bench is a few million nodes, 5-15 s at
+# 0.5-1 M nodes/s on the 2-core development machine (re-chosen when late
+# move reductions were switched off: without them depth 7 was ten times
+# bigger). The
 # empty boards get a smaller share: the mid-game is what games are made of.
 # Mid-game positions come from tests/data/perft/random_positions.tsv (random
 # play, perft-verified against MzingaCpp and nokamute), except the last.
 POSITIONS: tuple[BenchPosition, ...] = (
-    BenchPosition("Base start", "Base", 8, False),
-    BenchPosition("Base+MLP start", "Base+MLP", 8, False),
+    BenchPosition("Base start", "Base", 7, False),
+    BenchPosition("Base+MLP start", "Base+MLP", 7, False),
     BenchPosition(
         "Base mid-game",
         "Base;InProgress;White[9];wS1;bB1 \\wS1;wS2 wS1-;bG1 -bB1;wB1 wS2/;bB2 /bG1;wQ wB1/;bQ bB2\\;"
         "wG1 wB1\\;bG2 \\bB1;wA1 wQ/;bG3 bG2/;wA1 -wB1;bA1 /bQ;wA1 -bB2;bA2 bG3-",
-        7, True),
+        6, True),
     BenchPosition(
         "Base late mid-game",
         "Base;InProgress;White[21];wG1;bB1 wG1/;wB1 /wG1;bG1 \\bB1;wS1 wG1\\;bB2 bB1/;wQ wS1-;bQ -bG1;"
@@ -72,28 +74,28 @@ POSITIONS: tuple[BenchPosition, ...] = (
         "wA1 \\wA2;bA1 wA1/;wB2 -wB1;bQ -wG1;wS2 /wB2;bB2 bG1;wG3 wA2-;bB2 -bG1;wS2 -bQ;bA2 bA1-;"
         "wA3 wG2\\;bA2 wS1\\;wA3 bA2\\;bA3 -bB2;wA3 -wB2;bA1 wG3-;wA1 wA3\\;bA2 bA1-;wA3 \\wA2;"
         "bA2 wQ-;wA1 /wA3;bS1 bB1-",
-        7, True),
+        6, True),
     BenchPosition(
         "Base+MLP mid-game",
         "Base+MLP;InProgress;White[9];wL;bS1 wL-;wM /wL;bA1 bS1/;wA1 /wM;bL bA1/;wQ wA1\\;bQ -bL;"
         "wG1 -wA1;bS2 bA1\\;wQ wM\\;bB1 bL/;wS1 wA1\\;bP -bQ;wB1 /wG1;bG1 bS2\\",
-        7, True),
+        6, True),
     BenchPosition(
         "Base+M mid-game",
         "Base+M;InProgress;White[14];wG1;bM \\wG1;wM wG1\\;bQ -bM;wS1 /wG1;bB1 -bQ;wQ -wS1;bB2 \\bB1;"
         "wA1 -wQ;bB2 bB1;wB1 wS1\\;bS1 bM/;wA1 bB2\\;bG1 bS1/;wS2 wM/;bG2 bG1/;wA2 wM\\;bG2 bQ\\;"
         "wG1 -bS1;bG3 \\bG1;wA1 wB1\\;bM wS2-;wA1 -bB2;bA1 bG3/;wA1 \\wG1;bB2 bB1\\",
-        7, True),
+        6, True),
     BenchPosition(
         "Base+L mid-game",
         "Base+L;InProgress;White[9];wA1;bA1 -wA1;wG1 wA1/;bA2 -bA1;wB1 wG1\\;bQ -bA2;wQ wG1/;"
         "bS1 bQ\\;wA2 \\wQ;bQ \\bA2;wB1 wG1;bB1 bQ/;wA2 wQ\\;bS2 bS1\\;wG2 wA2\\;bB1 bQ",
-        7, True),
+        6, True),
     BenchPosition(
         "Base+P mid-game",
         "Base+P;InProgress;White[9];wB1;bG1 /wB1;wA1 wB1/;bG2 -bG1;wA2 wA1/;bB1 bG1\\;wQ wA2-;"
         "bQ /bB1;wP -wA2;bA1 -bQ;wS1 wA2\\;bP bB1-;wB2 wQ\\;bA1 -wB1;wA2 bQ\\;bA1 bP-",
-        7, True),
+        6, True),
     # Black to move with five pieces around its queen: it must defend
     # against the surround, so the search is full of forced lines. Found by
     # random play (random.Random(12) choosing among Board("Base").legal_moves()),
@@ -103,7 +105,7 @@ POSITIONS: tuple[BenchPosition, ...] = (
         "Base;InProgress;Black[10];wA1;bB1 wA1-;wG1 /wA1;bB2 bB1\\;wA2 wG1\\;bG1 bB2\\;wQ /wG1;bQ bG1-;"
         "wS1 -wG1;bG2 bQ\\;wA3 \\wA1;bS1 bG2\\;wA3 \\bB1;bG3 bG1\\;wA3 bS1\\;bS2 \\bQ;wA3 -wA1;"
         "bA1 bS1\\;wA2 bQ/",
-        7, True),
+        6, True),
 )
 
 
