@@ -13,6 +13,16 @@ import time
 import click
 
 from hiveai import __version__
+from hiveai.tournament.cli_args import TournamentCommand
+from hiveai.tournament.limits import (
+    DEFAULT_RANDOM_PLIES,
+    DEPTH_HANG_TIMEOUT,
+    HANG_MARGIN_FRACTION,
+    HANG_MARGIN_MIN,
+    MAX_PLIES,
+    TIME_TOLERANCE,
+    TIME_TOLERANCE_MS,
+)
 
 
 @click.group(invoke_without_command=True)
@@ -81,3 +91,324 @@ def perft(depth: int, as_json: bool, game: str) -> None:
             click.echo(json.dumps({"depth": d, "leaves": leaves, "seconds": round(secs, 6), "nps": round(nps)}))
         else:
             click.echo(f"{d:>5} {leaves:>15,} {secs:>9.3f} {nps:>14,.0f}")
+
+
+@main.command()
+@click.option("--depth-offset", default=0, show_default=True, type=int,
+              help="Add N plies to every position's depth (negative: a quicker bench; depths stay >= 1).")
+@click.option("--tt-mb", default=None, type=click.IntRange(1, 4096),
+              help="Transposition table per search, in MB [default: hiveai.bench.BENCH_TT_MB]. "
+                   "The signature depends on it.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object with every figure, for scripts.")
+def bench(depth_offset: int, tt_mb: int | None, as_json: bool) -> None:
+    """Search a fixed set of positions to fixed depths and report speed and a signature.
+
+    Like Stockfish's bench: each position gets a fresh search, so the total
+    node count (the `signature:` line) is deterministic and changes exactly
+    when the search's behaviour does. Also prints per position time to each
+    depth, effective branching factor and TT hit rate, and nodes/s on the
+    mid-game positions against the perft rate on them. Times are noisy on a
+    busy machine; the signature is not.
+    """
+    import json
+
+    from hiveai.bench import BENCH_TT_MB, format_header, format_position, format_totals, run_bench
+
+    tt_mb = BENCH_TT_MB if tt_mb is None else tt_mb
+    if as_json:
+        report = run_bench(depth_offset, tt_mb)
+        click.echo(json.dumps(report.to_json()))
+        return
+    for line in format_header(tt_mb, depth_offset):
+        click.echo(line)
+    report = run_bench(depth_offset, tt_mb, on_position=lambda r: click.echo(format_position(r)))
+    for line in format_totals(report):
+        click.echo(line)
+
+
+@main.command()
+@click.argument("game", required=False, metavar="[GAMESTRING | GAMETYPE]")
+@click.option("--depth", "-d", type=click.IntRange(min=1), help="Search this many plies.")
+@click.option("--time", "-t", "seconds", type=click.FloatRange(min=0, min_open=True),
+              help="Search this many seconds (per position with --game).")
+@click.option("--multipv", "-k", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Report the K best moves, each with its score and PV.")
+@click.option("--game", "game_file", type=click.Path(exists=True, dir_okay=False),
+              help="Review every move of a game record (PGN or GameString file).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of text.")
+@click.option("--color/--no-color", default=None, help="ANSI colour in the picture [default: if stdout is a terminal].")
+def analyse(game: str | None, depth: int | None, seconds: float | None, multipv: int, game_file: str | None,
+            as_json: bool, color: bool | None) -> None:
+    """Analyse a position, or every move of a game, and show the engine's view.
+
+    The position is a GameString or a GameTypeString (default Base, the empty
+    board). Prints the position, one line per completed search iteration
+    (depth, score, nodes, nodes/s, time, PV) and the best move(s). With --game
+    FILE, reviews each move of the record: score before and after it (for the
+    side that moved), the engine's move, ?/?? on mistakes and blunders, a
+    summary. Scores are for the side to move, in hundredths: +1.00 is about
+    one more cell filled around the enemy queen than around ours. With both
+    --depth and --time the search stops at whichever comes first; with
+    neither, a position gets the search's default depth and a game review
+    depth 3.
+    """
+    import os
+    from pathlib import Path
+
+    from hiveai.analyse import analyse_game, analyse_position
+    from hiveai.board import Board
+    from hiveai.errors import HiveError
+    from hiveai.gamerecord import read_game
+
+    if color is None:
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+    def emit(line: str) -> None:
+        click.echo(line, color=color)
+
+    if game_file is not None:
+        if game is not None:
+            raise click.UsageError("Give either a position or --game FILE, not both.")
+        if multipv != 1:
+            raise click.UsageError("--multipv applies to one position, not to --game.")
+        try:
+            record = read_game(Path(game_file))
+        except (HiveError, OSError) as e:
+            raise click.BadParameter(str(e), param_hint="--game") from None
+        analyse_game(record, emit, depth=depth, time=seconds, as_json=as_json, name=game_file)
+        return
+    try:
+        board = Board.parse(game or "Base")
+    except HiveError as e:
+        raise click.BadParameter(str(e), param_hint="GAME") from None
+    analyse_position(board, emit, depth=depth, time=seconds, multipv=multipv, as_json=as_json, color=color)
+
+
+@main.group()
+def book() -> None:
+    """Opening books: build them, look positions up, summarise them.
+
+    Books live in openings/ (one file per game type; format in
+    openings/README.md). The engine plays from them while a position is in
+    the book (UHP option UseBook).
+    """
+
+
+@book.command("build")
+@click.argument("game_types", nargs=-1, metavar="[GAMETYPE]...")
+@click.option("--out", "out_dir", default="openings", show_default=True, type=click.Path(file_okay=False),
+              help="Directory of the book files (created if missing).")
+@click.option("--plies", type=click.IntRange(1, 40),
+              help="Cover every line the engine plays from the book this many plies deep.")
+@click.option("--depth", "-d", type=click.IntRange(1, 60), help="Search depth per position.")
+@click.option("--time", "-t", "seconds", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds per position instead of a depth (not reproducible).")
+@click.option("--multipv", type=click.IntRange(1, 50), help="Distinct moves ranked per position.")
+@click.option("--margin", type=click.IntRange(0),
+              help="A book move scores at most this much below the best (100 = one queen cell).")
+@click.option("--width", help="Book moves kept per position, by ply (comma list; the last value repeats).")
+@click.option("--named/--no-named", default=True, show_default=True,
+              help="Also follow the named openings (named.txt in --out) as far as the search agrees.")
+@click.option("--records", "record_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Merge a game record file (PGN or GameString lines); repeatable. Counts add up on "
+                   "every run, so merge each file once.")
+@click.option("--min-count", type=click.IntRange(1),
+              help="Record moves played this often are searched like named ones.")
+@click.option("--concurrency", "-j", default=1, show_default=True, type=click.IntRange(1),
+              help="Searches run in parallel.")
+@click.option("--cluster", help="Run searches on Ray: 'ray' (local or RAY_ADDRESS) or 'ray:ADDRESS'.")
+@click.option("--fresh", is_flag=True, help="Start the books again instead of resuming them.")
+def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, depth: int | None,
+               seconds: float | None, multipv: int | None, margin: int | None, width: str | None, named: bool,
+               record_files: tuple[str, ...], min_count: int | None, concurrency: int, cluster: str | None,
+               fresh: bool) -> None:
+    """Grow opening books by deep search, for GAMETYPEs (default: all eight).
+
+    Searches every book position with --multipv and expands the good moves
+    (within --margin of the best, --width of them), breadth first from the
+    empty board. Each finished search is saved at once: stop with Ctrl-C at
+    any moment and run the same command again to resume. Options left out
+    take the defaults of hiveai.bookbuild (printed when the build starts).
+    """
+    from dataclasses import replace
+
+    from hiveai.bookbuild import ALL_GAME_TYPES, BuildSettings, build
+    from hiveai.errors import HiveError
+    from hiveai.gamerecord import read_games
+
+    settings = BuildSettings()
+    given = {"plies": plies, "multipv": multipv, "margin": margin, "min_count": min_count}
+    settings = replace(settings, named=named, **{k: v for k, v in given.items() if v is not None})
+    if seconds is not None:
+        settings = replace(settings, time=seconds, depth=depth)
+    elif depth is not None:
+        settings = replace(settings, depth=depth)
+    if width is not None:
+        try:
+            widths = tuple(int(w) for w in width.split(","))
+            if min(widths) < 1:
+                raise ValueError
+        except ValueError:
+            raise click.BadParameter("expected positive integers separated by commas", param_hint="--width") from None
+        settings = replace(settings, width=widths)
+    records = []
+    for path in record_files:
+        try:
+            records += read_games(path)
+        except (HiveError, OSError) as e:
+            raise click.BadParameter(str(e), param_hint="--records") from None
+    click.echo("book build: " + " ".join(f"{k}={v}" for k, v in settings.header().items())
+               + f" min_count={settings.min_count} named={settings.named}", err=True)
+    try:
+        report = build(game_types or ALL_GAME_TYPES, out_dir, settings, records=records,
+                       concurrency=concurrency, cluster=cluster, fresh=fresh)
+    except (HiveError, ValueError, RuntimeError) as e:  # RuntimeError: --cluster ray without Ray
+        raise click.ClickException(str(e)) from None
+    for gt, n in report.positions.items():
+        click.echo(f"{gt:<9} {n:>6} positions ({report.searched[gt]} searched now, "
+                   f"{report.search_seconds[gt]:.0f} s of search)", err=True)
+    if report.stopped:
+        click.echo(f"stopped after {report.seconds:.0f} s; finished searches are saved: run the same command "
+                   "to resume", err=True)
+        sys.exit(130)
+    click.echo(f"book build finished in {report.seconds:.0f} s", err=True)
+
+
+@book.command("show")
+@click.argument("game", metavar="GAMESTRING")
+@click.option("--dir", "book_dir", type=click.Path(exists=True, file_okay=False),
+              help="Read the books here instead of the installed ones.")
+def book_show(game: str, book_dir: str | None) -> None:
+    """List the book moves of a position: weight, score, search depth, games played."""
+    from hiveai.board import Board
+    from hiveai.book import Book, book_path, lookup
+    from hiveai.errors import HiveError
+    from hiveai.symmetry import frame_of
+
+    try:
+        board = Board.parse(game)
+    except HiveError as e:
+        raise click.BadParameter(str(e), param_hint="GAMESTRING") from None
+    path = book_path(board.game_type, book_dir)
+    if not path.is_file():
+        raise click.ClickException(f"no {board.game_type_string} book ({path})")
+    try:
+        book = Book.read(path)
+    except (OSError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"{board.game_string()}")
+    click.echo(f"key {frame_of(board.position_array).key} in {path}")
+    moves = lookup(board, book)
+    if moves is None:
+        click.echo("not in the book")
+        return
+    click.echo(f"{'move':<14} {'weight':>6} {'score':>7} {'depth':>5} {'games':>6} {'points':>6}")
+    for m in moves:
+        score = "-" if m.score is None else f"{m.score / 100:+.2f}"
+        click.echo(f"{m.move_string:<14} {m.weight:>6} {score:>7} {m.depth:>5} {m.count:>6} {m.points:>6g}")
+
+
+@book.command("stats")
+@click.option("--dir", "book_dir", type=click.Path(exists=True, file_okay=False),
+              help="Read the books here instead of the installed ones.")
+def book_stats(book_dir: str | None) -> None:
+    """Summarise the books: positions, plies covered, search depth, size, per game type."""
+    from pathlib import Path
+
+    from hiveai.book import book_dir as default_dir
+    from hiveai.book import book_stats as stats
+
+    directory = Path(book_dir) if book_dir else default_dir()
+    if directory is None:
+        raise click.ClickException("no opening books found")
+    click.echo(f"books in {directory}")
+    click.echo(f"{'game type':<9} {'positions':>9} {'plies':>5} {'book moves':>10} {'depth':>5} {'games':>6} "
+               f"{'KiB':>6}")
+    for s in stats(directory):
+        click.echo(f"{s.game_type:<9} {s.positions:>9} {s.max_ply + 1:>5} {s.book_moves:>10} {s.depth:>5} "
+                   f"{s.games:>6} {s.size / 1024:>6.1f}")
+
+
+@main.command(cls=TournamentCommand)
+@click.option("--engine", "engines", multiple=True, required=True, metavar="NAME=COMMAND",
+              help="A participant (repeat). COMMAND is split like a shell; `hiveai` alone (or NAME=hiveai) "
+                   "is this installed engine.")
+@click.option("--option", "options", multiple=True, metavar="NAME:OPT=VALUE",
+              help="UHP option for one engine, sent as `options set OPT VALUE` after every start (repeat).")
+@click.option("--time", "move_time", type=click.FloatRange(min=0), metavar="S",
+              help="Every engine gets `bestmove time` with S seconds per move.")
+@click.option("--depth", type=click.IntRange(min=0), metavar="D", help="Every engine gets `bestmove depth D`.")
+@click.option("--go", "go", multiple=True, metavar='NAME:"ARGS"',
+              help='bestmove arguments for one engine, e.g. d1:"depth 1" or fast:"time 00:00:01" (repeat).')
+@click.option("--game-type", required=True, metavar="TYPE", help="GameTypeString, e.g. Base or Base+MLP.")
+@click.option("--games", type=click.IntRange(min=1), required=True, metavar="N",
+              help="Games per encounter (pair of engines), rounded up to whole game pairs.")
+@click.option("--openings", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="GameStrings, one a line (or a PGN); each opens one game pair, cycling through the file.")
+@click.option("--random-plies", type=click.IntRange(min=0), metavar="K",
+              help=f"Open each game pair with K random legal plies (default {DEFAULT_RANDOM_PLIES}, "
+                   "when no --openings).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random openings.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
+              help="Games at once on this machine (each engine its own process). With --cluster: "
+                   "at most K Ray tasks at once (default: one per cluster CPU).")
+@click.option("--cluster", metavar="ray[:ADDRESS]",
+              help="Play each game as a Ray task: `ray` starts a local Ray instance, `ray:ADDRESS` "
+                   "(e.g. ray:auto) joins a running cluster. Needs pip install 'hiveai[cluster]'.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="tournament", show_default=True,
+              metavar="DIR", help="Directory for games.jsonl, pgn/, logs/ and standings.txt.")
+@click.option("--resume", is_flag=True, help="Continue the tournament in --out with the same arguments.")
+@click.option("--sprt", metavar="ELO0 ELO1 [ALPHA BETA]",
+              help="Sequential probability ratio test (two engines; logistic Elo of the first engine, "
+                   "alpha and beta default 0.05): stop as soon as H0 or H1 is accepted.")
+@click.option("--gauntlet", is_flag=True, help="The first engine plays each of the others (default: round-robin).")
+@click.option("--max-plies", type=click.IntRange(min=0), default=MAX_PLIES, show_default=True,
+              help="Adjudicate a draw after this many plies, opening included (0: never).")
+@click.option("--repetition/--no-repetition", default=True, show_default=True,
+              help="Adjudicate a draw at the third occurrence of a position.")
+@click.option("--hang-timeout", type=click.FloatRange(min=0, min_open=True), default=DEPTH_HANG_TIMEOUT,
+              show_default=True, metavar="S",
+              help="Seconds a non-timed bestmove (depth) may take before the engine loses as hung. "
+                   f"Timed moves hang after the budget + max({HANG_MARGIN_MIN:g} s, "
+                   f"{HANG_MARGIN_FRACTION:g} x budget).")
+@click.option("--time-tolerance", type=click.FloatRange(min=0), default=TIME_TOLERANCE, show_default=True,
+              metavar="FRACTION", help="A timed move may overrun its budget by this fraction ...")
+@click.option("--time-tolerance-ms", type=click.FloatRange(min=0), default=TIME_TOLERANCE_MS, show_default=True,
+              metavar="MS", help="... plus these milliseconds; a slower answer loses on time.")
+@click.option("--restart", is_flag=True,
+              help="A fresh engine process for every game (default: engines stay up between games and "
+                   "are restarted after a failure; with --cluster always fresh).")
+def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: float | None, depth: int | None,
+               go: tuple[str, ...], game_type: str, games: int, openings: str | None, random_plies: int | None,
+               seed: int, concurrency: int, cluster: str | None, out_dir: str, resume: bool, sprt: str | None,
+               gauntlet: bool, max_plies: int, repetition: bool, hang_timeout: float, time_tolerance: float,
+               time_tolerance_ms: float, restart: bool) -> None:
+    """Play a match or tournament between UHP engines, refereed by hiveai's rules.
+
+    Each opening is played twice with colours swapped. Illegal moves, crashes,
+    hangs, clock oversteps and unparseable output lose the game. Every game is
+    saved at once to --out (games.jsonl, PGN, engine logs), so --resume after a
+    kill plays only what is missing. Example:
+
+    \b
+    hiveai tournament --engine d1=hiveai --engine d2=hiveai \\
+        --go d1:"depth 1" --go d2:"depth 2" --game-type Base+MLP --games 20
+    """
+    from hiveai.errors import HiveError
+    from hiveai.tournament.cli_args import parse_sprt
+    from hiveai.tournament.runner import TournamentError, run
+    from hiveai.tournament.schedule import build_config
+
+    sprt_values = parse_sprt(sprt)
+    try:
+        config = build_config(
+            engines=list(engines), options=list(options), go=list(go), time=move_time, depth=depth,
+            game_type=game_type, games=games, openings=openings, random_plies=random_plies, seed=seed,
+            gauntlet=gauntlet, sprt=sprt_values, max_plies=max_plies, repetition=repetition,
+            time_tolerance=time_tolerance, time_tolerance_ms=time_tolerance_ms, hang_timeout=hang_timeout,
+            restart=restart)
+        run(config, out_dir, resume=resume, concurrency=concurrency, cluster=cluster)
+    except (ValueError, HiveError, TournamentError, RuntimeError) as e:
+        raise click.ClickException(str(e)) from None
+    except KeyboardInterrupt:
+        sys.exit(130)
