@@ -542,8 +542,9 @@ class Searcher:
 
     def clear(self) -> None:
         """Forget everything learnt (new game): empty table, history, killers."""
-        self._keys[:] = 0
-        self._data[:] = 0
+        # Fresh arrays rather than zeroing: np.zeros maps untouched pages, so a
+        # new game does not pay for writing the whole table.
+        self._keys, self._data = new_table(self.tt_mb)
         self._sd[:] = 0
 
     def stop(self) -> None:
