@@ -210,6 +210,8 @@ class UhpServer:
         self.board = board
         if self._searcher is not None:
             self._searcher.clear()  # a new game: nothing learnt carries over
+        else:
+            self._load_search_kernels(board)
         return [board.game_string()]
 
     def cmd_play(self, args: list[str], rest: str) -> Iterable[str]:
@@ -309,6 +311,15 @@ class UhpServer:
         """Mzinga's intermediate line: ``move;depth;score;pv...`` (uhp.md 5.1)."""
         if info.multipv == 1 and info.pv:
             self.emit(";".join([info.pv[0], str(info.depth), str(info.score), *info.pv]))
+
+    def _load_search_kernels(self, board) -> None:
+        """Load the search kernels from numba's cache now (once per process), so
+        the first ``bestmove time`` does not spend its budget loading them."""
+        if board.is_game_over():
+            return
+        searcher = self._get_searcher()
+        searcher.search(board, timeman.depth_limits(1, timeman.StopFlag()))
+        searcher.clear()
 
     def _get_searcher(self):
         """The searcher, with a table of the size the option asks for."""
