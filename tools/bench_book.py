@@ -28,6 +28,9 @@ ENGINE = [sys.executable, "-m", "hiveai"]
 BUDGET = 0.050  # seconds: issue 8's limit for bestmove in a book position
 BOOK_GAME = "Base+MLP;InProgress;White[2];wP;bP wP-"
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_uhp import Pipe  # noqa: E402  (the same minimal UHP client)
+
 _FRESH = """
 import sys, time
 from hiveai.board import Board
@@ -69,37 +72,10 @@ def cached_book_moves() -> list[float]:
     return times
 
 
-class Pipe:
-    """A minimal line-oriented UHP client."""
-
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen(ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, cwd=REPO, text=True, bufsize=1)
-        self.reply()
-
-    def reply(self) -> list[str]:
-        out = []
-        for line in self.proc.stdout:
-            line = line.rstrip("\n")
-            if line == "ok":
-                return out
-            out.append(line)
-        raise RuntimeError("engine closed stdout")
-
-    def cmd(self, line: str) -> list[str]:
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        return self.reply()
-
-    def close(self) -> None:
-        self.proc.stdin.write("exit\n")
-        self.proc.stdin.close()
-        self.proc.wait(30)
-
-
 def uhp_bestmove(runs: int) -> tuple[list[float], list[str]] | None:
     """bestmove round trips in book positions, and ten fresh engines' first moves; None without UseBook."""
     p = Pipe()
+    p.reply()  # the banner
     if not any(line.lower().startswith("usebook;") for line in p.cmd("options")):
         p.close()
         return None
@@ -113,6 +89,7 @@ def uhp_bestmove(runs: int) -> tuple[list[float], list[str]] | None:
     firsts = []
     for _ in range(10):
         p = Pipe()
+        p.reply()
         p.cmd("newgame Base")
         firsts.append(p.cmd("bestmove time 00:00:05")[-1])
         p.close()
