@@ -48,19 +48,19 @@ from hiveai.hex_grid import CELL_MASK, N_CELLS
 from hiveai.movegen import _DIR, MAX_MOVES, WS_MARK, _new_stamp, legal_moves, new_workspace
 from hiveai.notation import move_to_string
 from hiveai.position import (
+    DRAW,
     HASH,
     HEIGHT,
-    TOP,
-    occupied_neighbours,
     IN_PROGRESS,
     MOVE_PIECE_SHIFT,
     PASS,
     PLY,
     POS,
+    TOP,
     WHITE_WINS,
-    DRAW,
     do_move,
     game_result,
+    occupied_neighbours,
     undo_move,
 )
 from hiveai.timeman import Limits, StopFlag, depth_limits, time_limits
