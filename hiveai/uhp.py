@@ -272,11 +272,16 @@ class UhpServer:
         limits = self._limits(args)
         self.stop.clear()
         self.searching = True
+        # Flag first, then look at input_closed; the reader thread sets
+        # input_closed first, then looks at the flag. So whichever comes second
+        # sees the other: input that ends now cannot leave a bare bestmove waiting.
+        self.searching_infinite = limits.infinite
         if limits.infinite and self.input_closed:
             # Input is over, so no SIGINT will end the thinking: think for a
             # fixed short time instead and answer.
+            self.searching_infinite = False
+            self.stop.clear()  # the reader may have set it for the bare search just now
             limits = timeman.time_limits(EOF_THINK_SECONDS, self.stop, start=self._command_start)
-        self.searching_infinite = limits.infinite
         try:
             book = self._book_move(board, limits)
             if book is not None:
