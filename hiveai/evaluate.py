@@ -89,7 +89,6 @@ W_MOBILE = _INDEX["mobile_queen"]  # then one per kind, in bug.py's kind order
 W_HAND_PERCENT = _INDEX["hand_percent"]
 W_PRE_QUEEN_PERCENT = _INDEX["pre_queen_percent"]
 W_TEMPO = _INDEX["tempo"]
-N_WEIGHTS = len(WEIGHT_TABLE)
 assert WEIGHT_NAMES[W_MOBILE + 7] == "mobile_pillbug"
 
 # Reach of a mobile enemy piece towards a queen's free cells, in percent of

@@ -75,6 +75,14 @@ def choose(rng: random.Random, b, moves: list[int]) -> int:
     return rng.choice(near) if near and rng.random() < towards_queens(ply) else rng.choice(moves)
 
 
+def _all_throws(b, moves, targets) -> str | None:
+    """The note suffix ``by <throwers>`` when every one of ``targets`` is a pillbug throw, else None."""
+    throws = T.throw_only(b, moves)
+    if not all(m in throws for m in targets):
+        return None
+    return " by " + "".join(sorted(set().union(*(T.throwers(b, m) for m in targets))))
+
+
 def classify(board: Board, want: set[str]) -> dict[str, str]:
     """Categories (among ``want``) this position belongs to, each with a note."""
     b = board.position_array.copy()
@@ -89,10 +97,9 @@ def classify(board: Board, want: set[str]) -> dict[str, str]:
         note = "wins: " + " ".join(T.names(board, wins))
         out["win1"] = note
         if pillbug and "throw_win" in want:
-            throws = T.throw_only(b, moves)
-            if all(w in throws for w in wins):
-                by = set().union(*(T.throwers(b, w) for w in wins))
-                out["throw_win"] = note + " by " + "".join(sorted(by))
+            by = _all_throws(b, moves, wins)
+            if by is not None:
+                out["throw_win"] = note + by
         return out
     mine, theirs = T.crowd(b, me), T.crowd(b, 1 - me)
     if mine >= 3 and want & {"block", "danger", "five", "throw_save", "repeat"}:
@@ -109,10 +116,9 @@ def classify(board: Board, want: set[str]) -> dict[str, str]:
             if T.threatened(b):
                 out["block"] = note
                 if pillbug and "throw_save" in want:
-                    throws = T.throw_only(b, moves)
-                    if all(s in throws for s in safe):
-                        by = set().union(*(T.throwers(b, s) for s in safe))
-                        out["throw_save"] = note + " by " + "".join(sorted(by))
+                    by = _all_throws(b, moves, safe)
+                    if by is not None:
+                        out["throw_save"] = note + by
     if theirs >= 4 and "win2" in want:
         forcing = [m for m in moves if T.forces_win_in_2(b, m)]
         if forcing:
