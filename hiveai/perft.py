@@ -8,6 +8,7 @@ whose game is over has no moves; a stuck side has exactly one move, ``pass``.
 import numpy as np
 from numba import njit
 
+from hiveai.borrow import borrow
 from hiveai.movegen import MAX_MOVES, legal_moves
 from hiveai.position import IN_PROGRESS, do_move, game_result, undo_move
 
@@ -24,6 +25,7 @@ def perft_kernel(b, ws, moves, depth):
     """
     if depth == 0:
         return 1
+    b, ws, moves = borrow(b), borrow(ws), borrow(moves)  # no atomic reference counts (hiveai.borrow)
     if game_result(b) != IN_PROGRESS:
         return 0
     lo = np.empty(depth + 1, dtype=np.int64)  # first move of each ply's list

@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from hiveai.board import Board
+from hiveai.borrow import borrow
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
 from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_from_env
 from hiveai.hex_grid import CELL_MASK, N_CELLS
@@ -87,6 +88,8 @@ MAX_PLY = 64
 # Depth used by search() when neither depth nor time is given.
 DEFAULT_DEPTH = 4
 INFINITY = 2 * WIN
+# "No score yet" from the helpers that score a node without search (no score is this big).
+NO_SCORE = 4 * WIN
 
 # Shared control array (int64), read and written by kernel and driver.
 CTL_STOP = 0  # set to 1 by the driver: the kernel unwinds at once
@@ -263,6 +266,41 @@ def _terminal_score(b, result, ply):
 
 
 @njit(cache=True, nogil=True)
+def _settled(b, path, ply, hp, irrev):
+    """Score of a node decided without search: a finished game or a
+    repetition draw; NO_SCORE if the game goes on."""
+    result = game_result(b)
+    if result != IN_PROGRESS:
+        return _terminal_score(b, result, ply)
+    if ply > 0 and _repeats(b, path, hp, irrev, b[HASH]):
+        return DRAW_SCORE
+    return NO_SCORE
+
+
+@njit(cache=True, nogil=True)
+def _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev):
+    """Score of a node at depth 0 for the side to move, without a search
+    (settled, else the static evaluation); or NO_SCORE when the threat
+    extension wants it searched one ply instead.
+
+    Kept out of :func:`_negamax` so a node whose children are leaves scores
+    them without a recursive call (two thirds of all nodes are leaves).
+    """
+    s = _settled(b, path, ply, hp, irrev)
+    if s != NO_SCORE:
+        return s
+    # Threat extension: if the side to move could finish the enemy queen
+    # (five cells already taken), look one ply further instead of trusting
+    # a static score that cannot see the win. Bounded to twice the
+    # iteration depth, since threats can answer threats.
+    if ctl[CTL_EXTEND] != 0 and ply < 2 * ctl[CTL_ITER_DEPTH] and ply < MAX_PLY - 2:
+        enemy_queen = b[POS + (1 - (b[PLY] & 1)) * PIECES_PER_COLOUR]
+        if enemy_queen >= 0 and occupied_neighbours(b, enemy_queen) >= 5:
+            return NO_SCORE
+    return _cached_eval(b, ws, w, sd, ctl, b[HASH])
+
+
+@njit(cache=True, nogil=True)
 def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
              depth, ply, alpha, beta, start, hp, irrev):
     """Score of position ``b`` for the side to move, searched ``depth`` plies.
@@ -276,23 +314,16 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
     sd[SD_PVLEN + ply] = 0
     if ctl[CTL_STOP] != 0:
         return 0
-    result = game_result(b)
-    if result != IN_PROGRESS:
-        return _terminal_score(b, result, ply)
-    key = b[HASH]
-    if ply > 0 and _repeats(b, path, hp, irrev, key):
-        return DRAW_SCORE
     if depth <= 0:
-        # Threat extension: if the side to move could finish the enemy queen
-        # (five cells already taken), look one ply further instead of trusting
-        # a static score that cannot see the win. Bounded to twice the
-        # iteration depth, since threats can answer threats.
-        if ctl[CTL_EXTEND] == 0 or ply >= 2 * ctl[CTL_ITER_DEPTH] or ply >= MAX_PLY - 2:
-            return _cached_eval(b, ws, w, sd, ctl, key)
-        enemy_queen = b[POS + (1 - (b[PLY] & 1)) * PIECES_PER_COLOUR]
-        if enemy_queen < 0 or occupied_neighbours(b, enemy_queen) < 5:
-            return _cached_eval(b, ws, w, sd, ctl, key)
-        depth = 1
+        s = _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev)
+        if s != NO_SCORE:
+            return s
+        depth = 1  # extended
+    else:
+        s = _settled(b, path, ply, hp, irrev)
+        if s != NO_SCORE:
+            return s
+    key = b[HASH]
     if ply >= MAX_PLY - 1:
         return _cached_eval(b, ws, w, sd, ctl, key)
 
@@ -372,7 +403,14 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
         token = do_move(b, mv)
         path[hp + 1] = b[HASH]
         child_irrev = hp + 1 if placement else irrev
-        if searched == 0:
+        # A leaf child is scored here without a call; its score is exact
+        # whatever the window, so it needs no re-search either.
+        leaf = _leaf_score(b, ws, w, sd, path, ctl, ply + 1, hp + 1, child_irrev) if depth == 1 else NO_SCORE
+        if leaf != NO_SCORE:
+            ctl[CTL_NODES] += 1
+            sd[SD_PVLEN + ply + 1] = 0
+            s = -leaf
+        elif searched == 0:
             s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                           depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev)
         else:
@@ -437,7 +475,8 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
 def _search_root(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl, depth, hp, irrev):
     """One iteration: the root searched ``depth`` plies with a full window."""
     ctl[CTL_ROOT_VALID] = 0
-    return _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+    return _negamax(borrow(b), borrow(ws), borrow(w), borrow(moves), borrow(keys_), borrow(sd), borrow(path),
+                    borrow(tt_keys), borrow(tt_data), borrow(ctl), borrow(excl),
                     depth, np.int64(0), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), hp, irrev)
 
 
