@@ -35,6 +35,7 @@ from hiveai.bug import COLOUR_NAMES
 from hiveai.gamerecord import FINISHED, GameRecord
 from hiveai.render import render_board
 from hiveai.search import Searcher, SearchInfo, SearchResult, format_score, is_win_score, search
+from hiveai.text import plural
 
 # A move is marked by how much it lost against the engine's preferred move,
 # in score units (100 = one cell next to a queen, hiveai.evaluate). A game is
@@ -115,11 +116,11 @@ def result_lines(res: SearchResult, multipv: int) -> list[str]:
     """Text form of the final answer: the best move, then the K best if asked."""
     out = [
         f"best move: {res.move_string}  ({format_score(res.score)}, depth {res.depth}, "
-        f"{res.nodes:,} nodes, {res.seconds:.2f} s)"
+        f"{plural(res.nodes, 'node')}, {res.seconds:.2f} s)"
     ]
     if multipv > 1 and res.lines:
         width = max(len(ln.move_string) for ln in res.lines)
-        out.append(f"{len(res.lines)} best moves:")
+        out.append(f"{plural(len(res.lines), 'best move')}:")
         out += [
             f"{i:>3}. {ln.move_string:<{width}} {format_score(ln.score):>10}  pv {' '.join(ln.pv)}"
             for i, ln in enumerate(res.lines, 1)
@@ -414,7 +415,8 @@ def analyse_game(
     if not as_json:
         players = " - ".join(record.tags.get(t) or "?" for t in ("White", "Black"))
         limit = " or ".join(x for x in (depth and f"depth {depth}", time and f"{time:g} s") if x)
-        emit(f"{name or 'game'}: {record.game_type}, {players}, {len(record.moves)} moves, result {record.result}")
+        moves = plural(len(record.moves), "move")
+        emit(f"{name or 'game'}: {record.game_type}, {players}, {moves}, result {record.result}")
         emit(f"{limit} per position; scores for the side that moved")
         emit(review_header())
     reviews = []

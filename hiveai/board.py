@@ -30,6 +30,7 @@ from hiveai.errors import GameOverError, GameStringError, HiveError, IllegalMove
 from hiveai.hex_grid import CELL_MASK
 from hiveai.movegen import MAX_MOVES, WS_PIN, find_pinned, legal_moves, new_workspace
 from hiveai.notation import (
+    _TURN_RE,
     move_to_string,
     parse_game_type_string,
     parse_move_string,
@@ -57,6 +58,7 @@ from hiveai.position import (
     new_position,
     undo_move,
 )
+from hiveai.text import plural
 
 __all__ = ["Board", "PASS", "warmup"]
 
@@ -103,6 +105,23 @@ class Board:
     def parse(cls, text: str) -> Board:
         """``newgame`` semantics: a GameTypeString or a full GameString."""
         return cls.from_game_string(text) if ";" in text else cls(text)
+
+    def head_mismatch(self, text: str) -> str | None:
+        """Why the state and turn of GameString ``text`` disagree with this board, or None.
+
+        For a board parsed from ``text``, which replayed its moves and ignored
+        those two fields (as Mzinga does). The caller decides what a
+        disagreement is worth: the UHP server warns, the command line refuses.
+        """
+        fields = [f.strip() for f in text.split(";")]
+        turn = _TURN_RE.match(fields[2]) if len(fields) >= 3 else None
+        if turn is None:
+            return None  # a GameTypeString: nothing declared
+        declared_ply = 2 * (int(turn.group(2)) - 1) + (turn.group(1).lower() == "black")
+        if fields[1].lower() == self.state.lower() and declared_ply == self.ply:
+            return None
+        return (f"The GameString says {fields[1]};{fields[2]}, but its move list "
+                f"({plural(self.ply, 'move')}) gives {self.state};{self.turn_string}.")
 
     def copy(self) -> Board:
         """An independent copy (history included)."""
@@ -257,7 +276,8 @@ class Board:
     def undo(self, count: int = 1) -> None:
         """Take back ``count`` plies (1 <= count <= ply), all or nothing."""
         if not 1 <= count <= len(self._history):
-            raise HiveError(f"Unable to undo {count} moves: {len(self._history)} played so far.")
+            raise HiveError(f"Unable to undo {plural(count, 'move')}: {plural(len(self._history), 'move')} "
+                            "played so far.")
         for _ in range(count):
             self.pop()
 

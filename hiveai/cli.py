@@ -7,12 +7,14 @@ appear before numba loads, so heavy modules are imported inside commands.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 
 import click
 
 from hiveai import __version__
+from hiveai.text import plural
 from hiveai.tournament.cli_args import TournamentCommand
 from hiveai.tournament.limits import (
     DEFAULT_RANDOM_PLIES,
@@ -25,13 +27,37 @@ from hiveai.tournament.limits import (
 )
 
 
-@click.group(invoke_without_command=True)
-@click.version_option(version=__version__, prog_name="hiveai")
+def _board(text: str, param_hint: str):
+    """The position a GameString or GameTypeString names, or a usage error.
+
+    Stricter than UHP's ``newgame``: a GameString whose state and turn disagree
+    with its moves is refused, since these commands report on exactly the
+    position asked for (``hiveai perft 'Base;BlackWins;Black[41]'`` must not
+    quietly count from the empty board).
+    """
+    from hiveai.board import Board
+    from hiveai.errors import HiveError
+
+    try:
+        board = Board.parse(text)
+    except HiveError as e:
+        raise click.BadParameter(str(e), param_hint=param_hint) from None
+    mismatch = board.head_mismatch(text)
+    if mismatch:
+        raise click.BadParameter(f"{mismatch} Correct the state and turn, or give the moves that lead to them.",
+                                 param_hint=param_hint)
+    return board
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="hiveai")
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """hiveai: a Hive engine speaking the Universal Hive Protocol.
 
-    With no command, runs the UHP engine on stdin/stdout (same as `hiveai uhp`).
+    With no command, runs the UHP engine on stdin/stdout (same as `hiveai uhp`):
+    type UHP commands such as `newgame` or `info`, and `exit` (or end of input,
+    Ctrl-D) to quit. Protocol: https://github.com/jonthysell/Mzinga/wiki/UniversalHiveProtocol
     """
     if ctx.invoked_subcommand is None:
         ctx.invoke(uhp)
@@ -39,7 +65,10 @@ def main(ctx: click.Context) -> None:
 
 @main.command()
 def uhp() -> None:
-    """Run the UHP engine on stdin/stdout (logs go to stderr)."""
+    """Run the UHP engine on stdin/stdout (logs go to stderr).
+
+    Quit with the command `exit` or by ending the input (Ctrl-D).
+    """
     from hiveai.uhp import main as uhp_main
 
     sys.exit(uhp_main())
@@ -47,7 +76,7 @@ def uhp() -> None:
 
 @main.command()
 def warmup() -> None:
-    """Compile all numba kernels into numba's on-disk cache, ahead of time.
+    """Compile every numba kernel now, into numba's disk cache.
 
     Later starts of the engine then load the compiled code instead of
     compiling it after the first command.
@@ -67,17 +96,14 @@ def perft(depth: int, as_json: bool, game: str) -> None:
     """Count leaf positions to each depth from GAME and time it.
 
     GAME is a GameTypeString (default Base, from the empty board) or a full
-    GameString. The last ply is bulk-counted, like the reference tables.
+    GameString. The last ply is bulk-counted, like the reference tables. A
+    finished game has no moves: 0 leaves at every depth.
     """
     import json
 
-    from hiveai.board import Board
-    from hiveai.errors import HiveError
-
-    try:
-        board = Board.parse(game)
-    except HiveError as e:
-        raise click.BadParameter(str(e), param_hint="GAME") from None
+    board = _board(game, "GAME")
+    if board.is_game_over():
+        click.echo(f"note: the game is over ({board.state}), so every depth has 0 leaves", err=True)
     board.perft(1)  # load or compile the kernel outside the timings
     if not as_json:
         click.echo(f"perft from {board.game_string()}")
@@ -101,7 +127,7 @@ def perft(depth: int, as_json: bool, game: str) -> None:
                    "The signature depends on it.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object with every figure, for scripts.")
 def bench(depth_offset: int, tt_mb: int | None, as_json: bool) -> None:
-    """Search a fixed set of positions to fixed depths and report speed and a signature.
+    """Search fixed positions to fixed depths: speed and a signature.
 
     Like Stockfish's bench: each position gets a fresh search, so the total
     node count (the `signature:` line) is deterministic and changes exactly
@@ -139,24 +165,23 @@ def bench(depth_offset: int, tt_mb: int | None, as_json: bool) -> None:
 @click.option("--color/--no-color", default=None, help="ANSI colour in the picture [default: if stdout is a terminal].")
 def analyse(game: str | None, depth: int | None, seconds: float | None, multipv: int, game_file: str | None,
             as_json: bool, color: bool | None) -> None:
-    """Analyse a position, or every move of a game, and show the engine's view.
+    """Analyse a position, or every move of a game.
 
     The position is a GameString or a GameTypeString (default Base, the empty
     board). Prints the position, one line per completed search iteration
-    (depth, score, nodes, nodes/s, time, PV) and the best move(s). With --game
-    FILE, reviews each move of the record: score before and after it (for the
-    side that moved), the engine's move, ?/?? on mistakes and blunders, a
-    summary. Scores are for the side to move, in hundredths: +1.00 is about
-    one more cell filled around the enemy queen than around ours. With both
-    --depth and --time the search stops at whichever comes first; with
-    neither, a position gets the search's default depth and a game review
-    depth 3.
+    (depth, score, nodes, nodes/s, time, PV) and the best move (the K best
+    with --multipv K). With --game FILE, reviews each move of the record:
+    score before and after it (for the side that moved), the engine's move,
+    ?/?? on mistakes and blunders, a summary. Scores are for the side to
+    move, in hundredths: +1.00 is about one more cell filled around the enemy
+    queen than around ours. With both --depth and --time the search stops at
+    whichever comes first; with neither, a position gets the search's default
+    depth and a game review depth 3.
     """
     import os
     from pathlib import Path
 
     from hiveai.analyse import analyse_game, analyse_position
-    from hiveai.board import Board
     from hiveai.errors import HiveError
     from hiveai.gamerecord import read_game
 
@@ -177,10 +202,7 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
             raise click.BadParameter(str(e), param_hint="--game") from None
         analyse_game(record, emit, depth=depth, time=seconds, as_json=as_json, name=game_file)
         return
-    try:
-        board = Board.parse(game or "Base")
-    except HiveError as e:
-        raise click.BadParameter(str(e), param_hint="GAME") from None
+    board = _board(game or "Base", "GAME")
     analyse_position(board, emit, depth=depth, time=seconds, multipv=multipv, as_json=as_json, color=color)
 
 
@@ -222,11 +244,12 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
                seconds: float | None, multipv: int | None, margin: int | None, width: str | None, named: bool,
                record_files: tuple[str, ...], min_count: int | None, concurrency: int, cluster: str | None,
                fresh: bool) -> None:
-    """Grow opening books by deep search, for GAMETYPEs (default: all eight).
+    """Grow opening books by deep search.
 
-    Searches every book position with --multipv and expands the good moves
-    (within --margin of the best, --width of them), breadth first from the
-    empty board. Each finished search is saved at once: stop with Ctrl-C at
+    Grows the books of the GAMETYPEs given (default: all eight). Searches
+    every book position with --multipv and expands the good moves (within
+    --margin of the best, --width of them), breadth first from the empty
+    board. Each finished search is saved at once: stop with Ctrl-C at
     any moment and run the same command again to resume. Options left out
     take the defaults of hiveai.bookbuild (printed when the build starts).
     """
@@ -265,7 +288,7 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
     except (HiveError, ValueError, RuntimeError) as e:  # RuntimeError: --cluster ray without Ray
         raise click.ClickException(str(e)) from None
     for gt, n in report.positions.items():
-        click.echo(f"{gt:<9} {n:>6} positions ({report.searched[gt]} searched now, "
+        click.echo(f"{gt:<9} {plural(n, 'position'):>16} ({report.searched[gt]} searched now, "
                    f"{report.search_seconds[gt]:.0f} s of search)", err=True)
     if report.stopped:
         click.echo(f"stopped after {report.seconds:.0f} s; finished searches are saved: run the same command "
@@ -279,16 +302,14 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
 @click.option("--dir", "book_dir", type=click.Path(exists=True, file_okay=False),
               help="Read the books here instead of the installed ones.")
 def book_show(game: str, book_dir: str | None) -> None:
-    """List the book moves of a position: weight, score, search depth, games played."""
-    from hiveai.board import Board
+    """List the book moves of a position.
+
+    For each: weight, score, search depth, games played and points scored.
+    """
     from hiveai.book import Book, book_path, lookup
-    from hiveai.errors import HiveError
     from hiveai.symmetry import frame_of
 
-    try:
-        board = Board.parse(game)
-    except HiveError as e:
-        raise click.BadParameter(str(e), param_hint="GAMESTRING") from None
+    board = _board(game, "GAMESTRING")
     path = book_path(board.game_type, book_dir)
     if not path.is_file():
         raise click.ClickException(f"no {board.game_type_string} book ({path})")
@@ -312,7 +333,10 @@ def book_show(game: str, book_dir: str | None) -> None:
 @click.option("--dir", "book_dir", type=click.Path(exists=True, file_okay=False),
               help="Read the books here instead of the installed ones.")
 def book_stats(book_dir: str | None) -> None:
-    """Summarise the books: positions, plies covered, search depth, size, per game type."""
+    """Summarise the books, one line per game type.
+
+    Positions, plies covered, book moves, search depth, games merged, size.
+    """
     from pathlib import Path
 
     from hiveai.book import book_dir as default_dir
@@ -372,9 +396,10 @@ def book_stats(book_dir: str | None) -> None:
                    f"Timed moves hang after the budget + max({HANG_MARGIN_MIN:g} s, "
                    f"{HANG_MARGIN_FRACTION:g} x budget).")
 @click.option("--time-tolerance", type=click.FloatRange(min=0), default=TIME_TOLERANCE, show_default=True,
-              metavar="FRACTION", help="A timed move may overrun its budget by this fraction ...")
+              metavar="FRACTION",
+              help="A timed move may overrun its budget by this fraction, plus --time-tolerance-ms.")
 @click.option("--time-tolerance-ms", type=click.FloatRange(min=0), default=TIME_TOLERANCE_MS, show_default=True,
-              metavar="MS", help="... plus these milliseconds; a slower answer loses on time.")
+              metavar="MS", help="Milliseconds allowed on top of --time-tolerance; a slower answer loses on time.")
 @click.option("--restart", is_flag=True,
               help="A fresh engine process for every game (default: engines stay up between games and "
                    "are restarted after a failure; with --cluster always fresh).")
@@ -383,12 +408,13 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
                seed: int, concurrency: int, cluster: str | None, out_dir: str, resume: bool, sprt: str | None,
                gauntlet: bool, max_plies: int, repetition: bool, hang_timeout: float, time_tolerance: float,
                time_tolerance_ms: float, restart: bool) -> None:
-    """Play a match or tournament between UHP engines, refereed by hiveai's rules.
+    """Play a match or tournament between UHP engines.
 
-    Each opening is played twice with colours swapped. Illegal moves, crashes,
-    hangs, clock oversteps and unparseable output lose the game. Every game is
-    saved at once to --out (games.jsonl, PGN, engine logs), so --resume after a
-    kill plays only what is missing. Example:
+    hiveai's rules referee every move. Each opening is played twice with
+    colours swapped. Illegal moves, crashes, hangs, clock oversteps and
+    unparseable output lose the game. Every game is saved at once to --out
+    (games.jsonl, PGN, engine logs), so --resume after a kill plays only what
+    is missing. Example:
 
     \b
     hiveai tournament --engine d1=hiveai --engine d2=hiveai \\
@@ -412,3 +438,16 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
         raise click.ClickException(str(e)) from None
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+def _keep_short_help_whole(group: click.Group) -> None:
+    """click cuts a command's summary in a group's list to the terminal width,
+    ending it with '...'; an explicit short_help is wrapped instead, whole."""
+    for command in group.commands.values():
+        if command.short_help is None and command.help:
+            command.short_help = " ".join(inspect.cleandoc(command.help).split("\n\n")[0].split())
+        if isinstance(command, click.Group):
+            _keep_short_help_whole(command)
+
+
+_keep_short_help_whole(main)

@@ -6,8 +6,9 @@ and no field may be empty, or MzingaViewer rejects the whole reply.
 
 Parsing is lenient the way clients need: option names and bool/enum values in
 any letter case, and a decimal comma (a German viewer sends ``0,5``). Numbers
-outside the range are clamped, as Mzinga does; values that do not parse are
-an error and leave the option unchanged.
+outside the range are clamped, as Mzinga does (MzingaViewer relies on it: the
+echoed line shows the value kept, and the server notes the change on stderr);
+values that do not parse are an error and leave the option unchanged.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class Option:
         return ";".join(fields)
 
     def parse(self, text: str) -> object:
-        """The value ``text`` means for this option; raises ValueError."""
+        """The value ``text`` means for this option, before clamping; raises ValueError."""
         bad = ValueError(f'"{text}" is not a valid value for {self.name} ({self.kind}).')
         if self.kind == "bool":
             if text.lower() not in ("true", "false"):
@@ -80,7 +81,13 @@ class Option:
             raise bad from None
         if isinstance(number, float) and not math.isfinite(number):
             raise bad
-        return type(number)(min(max(number, self.low), self.high))
+        return number
+
+    def clamp(self, value: object) -> object:
+        """``value`` brought into [low, high] for int and double options."""
+        if self.kind not in ("int", "double"):
+            return value
+        return type(value)(min(max(value, self.low), self.high))
 
 
 def default_options() -> list[Option]:
@@ -127,8 +134,16 @@ class Options:
     def line(self, name: str) -> str:
         return self._get(name).line()
 
-    def set(self, name: str, text: str) -> str:
-        """Set an option from its text form; returns the updated option line."""
+    def set(self, name: str, text: str) -> tuple[str, str | None]:
+        """Set an option from its text form.
+
+        Returns the updated option line and, when the value was out of range
+        and clamped, a note saying so (None otherwise).
+        """
         option = self._get(name)
-        option.value = option.parse(text)
-        return option.line()
+        value = option.parse(text)
+        option.value = option.clamp(value)
+        if option.value == value:
+            return option.line(), None
+        return option.line(), (f'{option.name} "{text}" is outside {option.format(option.low)} to '
+                               f"{option.format(option.high)}: set to {option.format(option.value)}.")

@@ -40,9 +40,11 @@ log = logging.getLogger("hiveai.uhp")
 
 CAPABILITIES = "Mosquito;Ladybug;Pillbug"
 
+# The protocol's public specification, named in messages a user reads.
+UHP_SPEC_URL = "https://github.com/jonthysell/Mzinga/wiki/UniversalHiveProtocol"
+
 # Mzinga's wording, which clients and users already know.
 NO_GAME = "No game in progress. Try 'newgame' to start a new game."
-INVALID_COMMAND = "Invalid command. Try 'info' or see uhp.md for the command set."
 BESTMOVE_USAGE = "Usage: bestmove [time hh:mm:ss[.fffffff] | depth N]"
 
 # Thinking time of a bare ``bestmove`` read after the end of input (the
@@ -145,7 +147,8 @@ class UhpServer:
         handler = self._commands.get(keyword)
         try:
             if handler is None:
-                raise CommandError(INVALID_COMMAND)
+                raise CommandError(f"Invalid command. The commands are {', '.join(self._commands)} and exit; "
+                                   f"see {UHP_SPEC_URL}")
             for reply in handler(words[1:], rest):
                 self.emit(reply)
         except CommandError as e:
@@ -207,6 +210,9 @@ class UhpServer:
             board = Board.parse(text)
         except HiveError as e:
             raise CommandError(e) from None
+        mismatch = board.head_mismatch(text)
+        if mismatch:
+            log.warning("newgame: %s Playing the moves, as Mzinga does.", mismatch)
         self.board = board
         if self._searcher is not None:
             self._searcher.clear()  # a new game: nothing learnt carries over
@@ -235,7 +241,7 @@ class UhpServer:
         """``undo [N]``: take back N plies (default 1); works after the game ended."""
         board = self._game(playable=False)
         if len(args) > 1 or (args and not _UNSIGNED.match(args[0])):
-            raise CommandError(f"Unable to undo '{rest}' moves: expected a whole number.")
+            raise CommandError(f"Unable to undo '{rest}': expected a whole number of moves.")
         try:
             board.undo(int(args[0]) if args else 1)
         except HiveError as e:
@@ -251,7 +257,9 @@ class UhpServer:
             if verb == "get" and len(args) == 2:
                 return [self.options.line(args[1])]
             if verb == "set" and len(args) == 3:
-                line = self.options.set(args[1], args[2])
+                line, note = self.options.set(args[1], args[2])
+                if note:
+                    log.warning("options: %s", note)
                 self._apply_options()
                 return [line]
         except (KeyError, ValueError) as e:

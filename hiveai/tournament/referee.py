@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from hiveai.board import Board
 from hiveai.errors import IllegalMoveError, MoveStringError
 from hiveai.notation import STATES
+from hiveai.text import plural
 from hiveai.timeman import parse_timespan
 from hiveai.tournament.limits import (
     COMMAND_TIMEOUT,
@@ -348,7 +349,7 @@ class _Game:
         if rules.repetition and self.seen[board.zobrist] >= 3:
             return "Draw", REPETITION, f"the position after ply {board.ply} occurred for the third time"
         if rules.max_plies and board.ply >= rules.max_plies:
-            return "Draw", MAX_PLIES_REACHED, f"{board.ply} plies played (limit {rules.max_plies})"
+            return "Draw", MAX_PLIES_REACHED, f"{plural(board.ply, 'ply', 'plies')} played (limit {rules.max_plies})"
         return None
 
     def engine_move(self) -> str:

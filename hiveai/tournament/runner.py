@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterator, TextIO
 
 from hiveai.gamerecord import GameRecord
+from hiveai.text import plural
 from hiveai.tournament.backend import make_backend
 from hiveai.tournament.referee import (
     EngineFailure,
@@ -196,9 +197,9 @@ def _warnings(config: TournamentConfig, slots: int, cluster: str | None) -> list
     if slots <= cores:
         return []
     if timed:
-        return [f"warning: {slots} games at once on {cores} cores: engines' time budgets are per move, so "
+        return [f"warning: {slots} games at once on {plural(cores, 'core')}: engines' time budgets are per move, so "
                 f"time-based results ({', '.join(timed)}) are only fair with one game per core"]
-    return [f"note: {slots} games at once on {cores} cores; fine for depth limits, but timed engines would "
+    return [f"note: {slots} games at once on {plural(cores, 'core')}; fine for depth limits, but timed engines would "
             "only be treated fairly with one game per core"]
 
 
@@ -279,7 +280,7 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
                 records.append(record)
                 _replace(out / STANDINGS_FILE, standings_text(records, names, total, sprt))
                 screen.progress(progress_line(records, names, total, sprt))
-            screen.say(f"{len(records)} games recorded; this run took {time.monotonic() - start:.1f} s")
+            screen.say(f"{plural(len(records), 'game')} recorded; this run took {time.monotonic() - start:.1f} s")
         except KeyboardInterrupt:
             screen.say(f"Interrupted: {len(records)} of {total} games are recorded; "
                        "run the same command with --resume to finish")

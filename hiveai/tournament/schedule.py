@@ -22,6 +22,7 @@ from pathlib import Path
 
 from hiveai.board import Board
 from hiveai.gamerecord import read_games
+from hiveai.text import plural
 from hiveai.tournament.limits import DEFAULT_RANDOM_PLIES
 
 # Attempts at drawing a random opening not drawn before, before a duplicate
@@ -272,16 +273,17 @@ def build_config(*, engines: list[str], options: list[str], go: list[str], time:
     if openings is not None and random_plies is not None:
         raise ValueError("give --openings or --random-plies, not both")
     if sprt is not None and len(specs) != 2:
-        raise ValueError(f"--sprt compares two engines; {len(specs)} were given")
+        raise ValueError(f"--sprt compares two engines, not {len(specs)}")
     pairs = (games + 1) // 2
     if openings is not None:
         opening_list = file_openings(openings, game_type, pairs)
-        source = f"{openings} ({pairs} game pairs)"
+        source = f"{openings} ({plural(pairs, 'game pair')})"
     else:
         plies = DEFAULT_RANDOM_PLIES if random_plies is None else random_plies
         if plies < 0:
             raise ValueError("--random-plies must not be negative")
         opening_list = random_openings(game_type, plies, pairs, seed)
-        source = f"{pairs} x {plies} random plies (seed {seed})"
+        source = (f"{plural(plies, 'random ply', 'random plies')} for each of {plural(pairs, 'game pair')} "
+                  f"(seed {seed})")
     return TournamentConfig(specs, game_type, 2 * pairs, opening_list, gauntlet, max_plies, repetition,
                             time_tolerance, time_tolerance_ms, hang_timeout, restart, sprt, source)

@@ -12,6 +12,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from hiveai.text import plural
 from hiveai.tournament.referee import FORFEITS
 from hiveai.tournament.stats import EloEstimate, Sprt, pair_points, pentanomial_elo, wdl_elo
 
@@ -179,7 +180,7 @@ def standings_text(records: list[dict], names: list[str], total: int, sprt: Sprt
         verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "undecided"}[s.decision]
         lines.append("")
         lines.append(f"SPRT [{sprt.elo0:g}, {sprt.elo1:g}] alpha {sprt.alpha:g} beta {sprt.beta:g} for {first}: "
-                     f"LLR {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) after {s.pairs} pairs: {verdict}")
+                     f"LLR {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) after {plural(s.pairs, 'pair')}: {verdict}")
     return "\n".join(lines) + "\n"
 
 

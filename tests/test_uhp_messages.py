@@ -1,0 +1,72 @@
+"""What a UHP user reads: error texts, notes on stderr, and Mzinga's leniency kept.
+
+Against a real ``hiveai`` process: stdout must carry only the protocol reply,
+the notes go to stderr.
+"""
+
+from __future__ import annotations
+
+import time
+
+from uhp_client import Engine
+
+UHP_SPEC = "https://github.com/jonthysell/Mzinga/wiki/UniversalHiveProtocol"
+
+
+def stderr_after(engine: Engine, mark: int, text: str, timeout: float = 10.0) -> str:
+    """stderr written since ``mark`` (a length of ``stderr_text()``), once it contains ``text``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        new = engine.stderr_text()[mark:]
+        if text in new or time.monotonic() > deadline:
+            return new
+        time.sleep(0.02)
+
+
+def test_invalid_command_names_the_commands_and_the_public_spec(engine):
+    reply = engine.cmd1("frobnicate")
+    assert reply == ("err Invalid command. The commands are info, newgame, play, pass, validmoves, bestmove, "
+                     f"undo, options and exit; see {UHP_SPEC}")
+
+
+def test_undo_messages(engine):
+    engine.cmd1("newgame Base")
+    assert engine.cmd1("undo") == "err Unable to undo 1 move: 0 moves played so far."
+    engine.cmd1("play wS1")
+    assert engine.cmd1("undo 2") == "err Unable to undo 2 moves: 1 move played so far."
+    assert engine.cmd1("undo x") == "err Unable to undo 'x': expected a whole number of moves."
+
+
+def test_clamped_option_is_echoed_and_noted_on_stderr(engine):
+    """Mzinga clamps out-of-range numbers and echoes the value kept (MzingaViewer relies on it); hiveai also
+    says so on stderr."""
+    mark = len(engine.stderr_text())
+    try:
+        assert engine.cmd("options set TimeUsage 7") == ["TimeUsage;double;1.0;0.9;0.1;1.0"]
+        note = 'TimeUsage "7" is outside 0.1 to 1.0: set to 1.0.'
+        assert note in stderr_after(engine, mark, note)
+        assert engine.cmd("options set TranspositionTableSizeMB 0")[0].split(";")[2] == "1"
+    finally:
+        engine.cmd("options set TimeUsage 0.9")
+        engine.cmd("options set TranspositionTableSizeMB 64")
+
+
+def test_contradictory_game_string_is_accepted_with_a_warning(engine):
+    """Mzinga ignores the state and turn of a GameString and replays its moves (Board.ParseGameString);
+    so does hiveai, and it warns on stderr."""
+    mark = len(engine.stderr_text())
+    assert engine.cmd("newgame Base;BlackWins;Black[41]") == ["Base;NotStarted;White[1]"]
+    warning = "The GameString says BlackWins;Black[41], but its move list (0 moves) gives NotStarted;White[1]."
+    assert warning in stderr_after(engine, mark, warning)
+    assert "as Mzinga does" in engine.stderr_text()[mark:]
+    assert engine.cmd1("validmoves").split(";")[0] in ("wS1", "wB1", "wG1", "wA1")  # the empty board is in play
+
+
+def test_consistent_game_string_gets_no_warning(engine):
+    mark = len(engine.stderr_text())
+    assert engine.cmd1("newgame Base;InProgress;White[2];wS1;bS1 wS1-") == "Base;InProgress;White[2];wS1;bS1 wS1-"
+    # stderr is written in order: once the note of a later command has arrived, any warning would have too.
+    engine.cmd1("options set TimeMarginMs 99999")
+    new = stderr_after(engine, mark, "TimeMarginMs")
+    engine.cmd1("options set TimeMarginMs 20")
+    assert "TimeMarginMs" in new and "GameString" not in new
