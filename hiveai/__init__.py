@@ -11,6 +11,7 @@ ENGINE_NAME = "hiveai"
 
 _LAZY = {
     "Board": "hiveai.board",
+    "Move": "hiveai.board",
     "Searcher": "hiveai.search",
     "SearchResult": "hiveai.search",
     "format_score": "hiveai.search",
@@ -18,7 +19,7 @@ _LAZY = {
 
 
 def __getattr__(name):
-    # Lazy re-exports: ``hiveai.Board`` and ``hiveai.Searcher`` work without
+    # Lazy re-exports: ``hiveai.Board``, ``hiveai.Move`` and ``hiveai.Searcher`` work without
     # making ``import hiveai`` slow (numba loads only when they are used).
     # ``hiveai.search`` is the search module; its ``search()`` is the one-call API.
     if name in _LAZY:

@@ -300,7 +300,7 @@ def review_game(
         mover = COLOUR_NAMES[board.turn]
         book = _book_moves(lookup, board)
         best = search(board, depth=depth, time=time, searcher=searcher)
-        move = board.play(text)
+        move = board.play(text).code
         if board.is_game_over():
             after = None
             after_clamped = _final_score(board.state, mover)

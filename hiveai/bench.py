@@ -98,7 +98,7 @@ POSITIONS: tuple[BenchPosition, ...] = (
         6, True),
     # Black to move with five pieces around its queen: it must defend
     # against the surround, so the search is full of forced lines. Found by
-    # random play (random.Random(12) choosing among Board("Base").legal_moves()),
+    # random play (random.Random(12) choosing among Board("Base").legal_move_ints()),
     # the first position from ply 14 on with a queen of five neighbours.
     BenchPosition(
         "Queen 5 neighbours",

@@ -1,17 +1,25 @@
-"""``Board``: the friendly Python face of the rules core.
+r"""``Board`` and ``Move``: the friendly Python face of the rules core.
 
 Modelled on python-chess: a small object that knows the game type, the moves
 played, the legal moves and the result, and speaks UHP strings. The hot work
 (move generation, make/unmake, perft) runs in numba kernels over the flat
-position array; this class only keeps the history and translates strings.
+position array, where a move is an int; this module keeps the history and
+translates between those ints and :class:`Move` values and MoveStrings.
 
->>> b = Board("Base+MLP")
->>> b.play("wG1")
->>> b.game_string()
-'Base+MLP;InProgress;Black[1];wG1'
+>>> board = Board("Base+MLP")
+>>> board.play("wG1")
+<Move wG1>
+>>> board.push(board.parse_move("bP wG1-"))
+<Move bP wG1->
+>>> board.game_string()
+'Base+MLP;InProgress;White[2];wG1;bP wG1-'
+>>> board.pop(), board.ply
+(<Move bP wG1->, 1)
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -60,9 +68,71 @@ from hiveai.position import (
 )
 from hiveai.text import plural
 
-__all__ = ["Board", "PASS", "warmup"]
+__all__ = ["Board", "Move", "PASS", "warmup"]
 
 _RESULT_STATE = {WHITE_WINS: "WhiteWins", BLACK_WINS: "BlackWins", DRAW: "Draw"}
+
+# Mzinga's wording for a MoveString naming a position that holds a piece.
+OCCUPIED = "You can't move there because a piece already exists at that position."
+
+
+def _checked_code(code: int) -> int:
+    """``code`` if it is a move int at all (legal or not), else IllegalMoveError."""
+    if not 0 <= code <= PASS:
+        raise IllegalMoveError(f"{code} is not a move int (0 to {PASS}).")
+    return code
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    r"""One move: a piece and the cell it goes to, or a pass. Immutable and hashable.
+
+    Moves come from a :class:`Board` (:attr:`Board.legal_moves`,
+    :meth:`Board.parse_move`, :meth:`Board.push`) or from :meth:`from_string`.
+    Two moves are equal when they take the same piece to the same cell,
+    however their MoveStrings name it. ``str()`` gives the canonical
+    MoveString in the position the move was made for (Mzinga's choice of
+    reference piece), which is what UHP clients expect.
+
+    >>> board = Board.parse("Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-")
+    >>> move = Move.from_string("wa1  WQ/", board)
+    >>> move, str(move), move.piece
+    (<Move wA1 \wS1>, 'wA1 \\wS1', 'wA1')
+    >>> move == board.parse_move("wA1 \\wS1") and move in board.legal_moves
+    True
+    >>> len({move, board.parse_move("wA1 \\wS1")})
+    1
+    """
+
+    code: int
+    """The move int the numba kernels use (piece * 1024 + cell, or PASS)."""
+    text: str = field(compare=False)
+    """The canonical MoveString, as ``str()`` gives it."""
+
+    def __post_init__(self) -> None:
+        _checked_code(self.code)
+
+    @classmethod
+    def from_string(cls, text: str, board: Board) -> Move:
+        """The legal move that MoveString ``text`` names on ``board`` (see
+        :meth:`Board.parse_move`, which this is; it raises the same errors)."""
+        return board.parse_move(text)
+
+    @property
+    def piece(self) -> str | None:
+        """The moving piece's name (``wS1``), None for a pass."""
+        return None if self.is_pass else PIECE_NAMES[self.code >> MOVE_PIECE_SHIFT]
+
+    @property
+    def is_pass(self) -> bool:
+        """Whether this is a pass (legal only when it is the only legal move)."""
+        return self.code == PASS
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"<Move {self.text}>"
 
 
 class Board:
@@ -80,7 +150,13 @@ class Board:
         self._ws = new_workspace()
         self._buf = np.empty(MAX_MOVES, dtype=np.int32)
         self._history: list[tuple[int, int, str]] = []  # (move, undo token, MoveString)
-        self._legal: list[int] | None = None
+        self._changed()
+
+    def _changed(self) -> None:
+        """Forget what was worked out for the previous position."""
+        self._legal: list[int] | None = None  # legal move ints, once generated
+        self._legal_tuple: tuple[Move, ...] | None = None  # ... as Moves, once asked for
+        self._dests: dict[int, set[int]] | None = None  # ... as piece -> cells, once asked for
 
     # --- construction ---------------------------------------------------
 
@@ -189,8 +265,9 @@ class Board:
 
     @property
     def position_array(self) -> np.ndarray:
-        """The flat int64 position the kernels work on (read it, don't write it)."""
-        return self._b
+        """A copy of the flat int64 position the kernels work on (layout in
+        :mod:`hiveai.position`); changing it does not change the board."""
+        return self._b.copy()
 
     def game_string(self) -> str:
         """Canonical GameString of the game so far."""
@@ -205,12 +282,33 @@ class Board:
 
     # --- moves ----------------------------------------------------------
 
-    def legal_moves(self) -> list[int]:
-        """Legal moves of the side to move; ``[PASS]`` when stuck, ``[]`` when over."""
+    @property
+    def legal_moves(self) -> tuple[Move, ...]:
+        """The legal moves of the side to move, in the generator's order.
+
+        ``(pass,)`` when the side to move is stuck, ``()`` once the game is over.
+        Each :class:`Move` prints as its canonical MoveString.
+
+        >>> board = Board("Base")
+        >>> board.legal_moves
+        (<Move wS1>, <Move wB1>, <Move wG1>, <Move wA1>)
+        >>> board.play("wG1")
+        <Move wG1>
+        >>> len(board.legal_moves), board.parse_move("bA1 wG1-") in board.legal_moves
+        (24, True)
+        """
+        if self._legal_tuple is None:
+            self._legal_tuple = tuple(Move(m, move_to_string(self._b, m)) for m in self._legal_moves())
+        return self._legal_tuple
+
+    def legal_move_ints(self) -> list[int]:
+        """The legal moves as the kernels' move ints (:attr:`Move.code`), same order
+        as :attr:`legal_moves`; for hiveai's own search and book code, which hand
+        them to numba kernels."""
         return list(self._legal_moves())
 
     def _legal_moves(self) -> list[int]:
-        """The cached legal-move list itself (callers must not change it)."""
+        """The cached legal-move ints themselves (callers must not change them)."""
         if self._legal is None:
             if self.is_game_over():
                 self._legal = []
@@ -219,59 +317,105 @@ class Board:
                 self._legal = [int(m) for m in self._buf[:n]]
         return self._legal
 
-    def _check_legal(self, move: int) -> None:
-        if self.is_game_over():
-            raise GameOverError()
-        if move not in self._legal_moves():
-            raise IllegalMoveError(self._why_illegal(move))
+    def _destinations(self) -> dict[int, set[int]]:
+        """The legal moves as {piece: cells it may go to} (a pass is left out)."""
+        if self._dests is None:
+            self._dests = {}
+            for m in self._legal_moves():
+                if m != PASS:
+                    self._dests.setdefault(m >> MOVE_PIECE_SHIFT, set()).add(m & CELL_MASK)
+        return self._dests
 
     def move_to_string(self, move: int) -> str:
-        """Canonical MoveString of ``move`` in the current position."""
+        """Canonical MoveString of the move int ``move`` in the current position."""
         return move_to_string(self._b, move)
 
     def valid_moves_string(self) -> str:
         """UHP ``validmoves`` line: ``;``-separated MoveStrings, or ``pass``."""
         if self.is_game_over():
             raise GameOverError()
-        return ";".join(self.move_to_string(m) for m in self.legal_moves())
+        return ";".join(map(str, self.legal_moves))
 
-    def parse_move(self, text: str) -> int:
-        """The legal move a MoveString names, in any valid spelling.
+    def parse_move(self, text: str) -> Move:
+        """The legal move a MoveString names, in any valid spelling (see
+        :func:`hiveai.notation.parse_move_string`), as a canonical :class:`Move`.
 
         Raises MoveStringError if it does not parse, IllegalMoveError with a
         reason if the rules forbid it, GameOverError after the game ended.
+
+        >>> board = Board.parse("Base;InProgress;White[2];wS1;bS1 wS1-")
+        >>> board.parse_move("wq  /WS1")
+        <Move wQ /wS1>
+        >>> Board("Base").parse_move("wQ")
+        Traceback (most recent call last):
+        ...
+        hiveai.errors.IllegalMoveError: You can't play your Queen Bee on your first turn.
         """
+        code = self._legal_code(text)
+        return Move(code, self.move_to_string(code))
+
+    def _legal_code(self, move: Move | str | int) -> int:
+        """The move int of ``move`` if it is legal now; raises otherwise (see :meth:`push`)."""
         if self.is_game_over():
             raise GameOverError()
-        move = parse_move_string(self._b, text)
-        self._check_legal(move)
-        return move
+        occupied = False
+        if isinstance(move, str):
+            code, occupied = parse_move_string(self._b, move)
+        elif isinstance(move, Move):
+            code = move.code
+        elif isinstance(move, (int, np.integer)) and not isinstance(move, bool):
+            code = _checked_code(int(move))
+        else:
+            raise TypeError(f"expected a Move or a MoveString, not {type(move).__name__}")
+        reason = self._why_illegal(code, occupied)
+        if reason is not None:
+            raise IllegalMoveError(reason)
+        return code
 
-    def push(self, move: int) -> None:
-        """Play a legal move int (IllegalMoveError otherwise)."""
-        self._check_legal(move)
-        self._push_checked(move)
+    def push(self, move: Move | str | int) -> Move:
+        r"""Play ``move``: a :class:`Move`, a MoveString in any valid spelling, or a
+        move int from :meth:`legal_move_ints`. Returns it as played (canonical).
 
-    def _push_checked(self, move: int) -> None:
+        Raises IllegalMoveError (with the reason) for a move the rules forbid
+        or a move int that is no move at all, MoveStringError for text that
+        does not parse, GameOverError after the game ended. The board is
+        unchanged when it raises.
+
+        >>> board = Board("Base")
+        >>> board.push("wS1")
+        <Move wS1>
+        >>> board.push(board.legal_moves[0])
+        <Move bS1 \wS1>
+        >>> board.push("wQ  /WS1")
+        <Move wQ /wS1>
+        >>> board.push(40000)
+        Traceback (most recent call last):
+        ...
+        hiveai.errors.IllegalMoveError: 40000 is not a move int (0 to 28672).
+        >>> board.game_string()
+        'Base;InProgress;Black[2];wS1;bS1 \\wS1;wQ /wS1'
+        """
+        return self._push_checked(self._legal_code(move))
+
+    def play(self, move: Move | str | int) -> Move:
+        """The same as :meth:`push` (UHP calls it ``play``)."""
+        return self.push(move)
+
+    def _push_checked(self, move: int) -> Move:
         text = self.move_to_string(move)
         token = int(do_move(self._b, move))
         self._history.append((move, token, text))
-        self._legal = None
+        self._changed()
+        return Move(move, text)
 
-    def play(self, text: str) -> int:
-        """Play a MoveString; returns the move int. State unchanged on error."""
-        move = self.parse_move(text)
-        self._push_checked(move)
-        return move
-
-    def pop(self) -> int:
-        """Take back the last ply and return its move."""
+    def pop(self) -> Move:
+        """Take back the last ply and return its move (as it was played)."""
         if not self._history:
             raise HiveError("There are no moves to undo.")
-        move, token, _ = self._history.pop()
+        move, token, text = self._history.pop()
         undo_move(self._b, move, token)
-        self._legal = None
-        return move
+        self._changed()
+        return Move(move, text)
 
     def undo(self, count: int = 1) -> None:
         """Take back ``count`` plies (1 <= count <= ply), all or nothing."""
@@ -290,43 +434,62 @@ class Board:
 
     # --- explanations ---------------------------------------------------
 
-    def _why_illegal(self, move: int) -> str:
-        """A reason, in Mzinga's words where it has them, why ``move`` is illegal."""
-        b = self._b
+    def _why_illegal(self, move: int, occupied: bool = False) -> str | None:
+        """None if ``move`` is legal, else why not, in Mzinga's words where it has them.
+
+        ``occupied``: the MoveString named a position that holds a piece (see
+        :func:`~hiveai.notation.parse_move_string`); no legal move does that.
+        The move generator is the only statement of the rules: this explains
+        its verdict from what it offers (its move list and the pin kernel it
+        uses), checking in Mzinga's order so a move breaking several rules
+        gets the reason Mzinga gives. tests/test_board.py checks every reason
+        against the generator over many positions.
+        """
         if move == PASS:
-            return "You can't pass when you have valid moves."
+            return None if self._legal_moves() == [PASS] else "You can't pass when you have valid moves."
+        b = self._b
         piece, dest = move >> MOVE_PIECE_SHIFT, move & CELL_MASK
+        dests = self._destinations()
+        offered = dests.get(piece, set())
+        if dest in offered and not occupied:
+            return None
         name = PIECE_NAMES[piece]
         side = self.turn
         if not piece_in_game(piece, self.game_type):
             return f"{name} is not in a {self.game_type_string} game."
         own = colour_of(piece) == side
         src = int(b[POS + piece])
-        turn_no = self.ply // 2 + 1
-        queen_down = int(b[POS + side * PIECES_PER_COLOUR]) >= 0
+        # The pieces the generator places, and whether it moves any.
+        placed = {p for p in dests if int(b[POS + p]) < 0}
+        moved = len(placed) < len(dests)
         if src < 0:
             if not own:
                 return f"It is {COLOUR_NAMES[side]}'s turn: you can't place {name}."
-            i = piece % PIECES_PER_COLOUR
-            first = KIND_FIRST[kind_of(piece)]
-            base = side * PIECES_PER_COLOUR
-            if any(int(b[POS + base + j]) < 0 for j in range(first, i)):
-                return "When there are multiple pieces of the same bug type, you must play the pieces in order."
-            if kind_of(piece) == QUEEN and turn_no == 1:
-                return "You can't play your Queen Bee on your first turn."
-            if kind_of(piece) != QUEEN and turn_no == 4 and not queen_down:
-                return "You must play your Queen Bee on or before your fourth turn."
+            if not offered:
+                kinds = {kind_of(p) for p in placed}
+                if kinds == {QUEEN}:
+                    return "You must play your Queen Bee on or before your fourth turn."
+                if kind_of(piece) == QUEEN and kinds:  # the one rule that holds back only the queen
+                    return "You can't play your Queen Bee on your first turn."
+                first = side * PIECES_PER_COLOUR + KIND_FIRST[kind_of(piece)]
+                if any(int(b[POS + p]) < 0 for p in range(first, piece)):
+                    return "When there are multiple pieces of the same bug type, you must play the pieces in order."
+            if occupied:
+                return OCCUPIED
             if int(b[HEIGHT + dest]) > 0:
                 return "You can't place a piece on top of another piece."
             return "You must place a piece next to your own pieces and away from your opponent's."
-        if own and not queen_down:
+        if own and not moved and int(b[POS + side * PIECES_PER_COLOUR]) < 0:
             return "You can't move a piece in play until you've played your Queen Bee."
-        if int(b[TOP + src]) != piece:
-            return f"You can't move {name}: it is covered by another piece."
-        if piece == int(b[LAST_MOVED]):
-            return f"You can't move {name}: it was moved on the last turn."
-        if int(b[LEVEL + piece]) == 0 and self._is_pinned(piece):
-            return "You can't move that piece because it will break the hive."
+        if occupied:
+            return OCCUPIED
+        if not offered:
+            if int(b[TOP + src]) != piece:
+                return "You can't move that piece because it has another piece on top of it."
+            if piece == int(b[LAST_MOVED]):
+                return f"You can't move {name}: it was moved on the last turn."
+            if int(b[LEVEL + piece]) == 0 and self._is_pinned(piece):
+                return "You can't move that piece because it will break the hive."
         if not own:
             return f"You can't move your opponent's {name} there."
         if dest == src:
@@ -344,6 +507,6 @@ def warmup() -> None:
     b = Board("Base+MLP")
     for m in ("wP", "bM wP-", "wQ \\wP", "bQ bM-", "wA1 wQ/", "bL bQ/", "wA1 bL\\"):
         b.play(m)
-    b.legal_moves()
+    b.legal_move_ints()
     b.perft(2)
     b.pop()

@@ -344,7 +344,7 @@ def entry_moves(board: Board, entry: Entry, frame: Frame | None = None) -> list[
     corrupt file or a key collision) is dropped.
     """
     frame = frame or frame_of(board.position_array)
-    legal = set(board.legal_moves())
+    legal = set(board.legal_move_ints())
     out = []
     for m in entry.moves:
         move = to_move(frame, m.where)

@@ -162,7 +162,7 @@ def search_job(job: Job) -> JobResult:
 
     start = time.monotonic()
     board = _board(job.game_type, job.line)
-    legal = board.legal_moves()
+    legal = board.legal_move_ints()
     duplicates = len(legal) - len({child_key(board, m) for m in legal})
     res = search(board, depth=job.depth, time=job.time, multipv=min(len(legal), job.multipv + duplicates))
     nodes = res.nodes
@@ -170,11 +170,11 @@ def search_job(job: Job) -> JobResult:
     ranked = {line.move for line in res.lines}
     extras = []
     for text in job.extras:
-        move = board.parse_move(text)
+        move = board.parse_move(text).code
         if move in ranked:
             continue
         board.push(move)
-        if not board.is_game_over() and board.legal_moves() != [PASS]:
+        if not board.is_game_over() and board.legal_move_ints() != [PASS]:
             sub = search(board, depth=None if job.depth is None else max(1, job.depth - 1), time=job.time)
             if sub.score is not None:
                 extras.append(Scored(text, -sub.score, sub.depth + 1))
@@ -272,7 +272,7 @@ def record_stats(records: Iterable, game_type: int, plies: int) -> tuple[dict, d
         for text in record.moves[:plies]:
             key = frame_of(board.position_array).key
             lines.setdefault(key, list(board.move_history))
-            move = board.parse_move(text)
+            move = board.parse_move(text).code
             played = stats[key][child_key(board, move)]
             played.count += 1
             played.points += _POINTS[record.result][board.turn]
@@ -295,7 +295,7 @@ def merge_records(book: Book, stats: dict, lines: dict) -> int:
         entry = book.get(key) or Entry(key, board.ply, [], lines[key])
         by_child = {child_key(board, mv): m for mv, m in entry_moves(board, entry, frame)}
         legal_by_child: dict[str, int] = {}
-        for mv in board.legal_moves():
+        for mv in board.legal_move_ints():
             legal_by_child.setdefault(child_key(board, mv), mv)
         for ck, played in moves.items():
             m = by_child.get(ck)
@@ -327,7 +327,7 @@ def wanted_moves(game_type: int, named_lines: list[list[str]], stats: dict, min_
         board = Board(game_type_string(game_type))
         for text in line:
             try:
-                move = board.parse_move(text)
+                move = board.parse_move(text).code
             except ValueError:
                 break
             wanted[frame_of(board.position_array).key].add(child_key(board, move))
@@ -347,10 +347,10 @@ def make_entry(board: Board, old: Entry | None, result: JobResult, wanted: set[s
     merged, keeping the best score; the old entry's record counts are kept.
     """
     frame = frame_of(board.position_array)
-    ranked_moves = {board.parse_move(s.move_string) for s in result.lines}
+    ranked_moves = {board.parse_move(s.move_string).code for s in result.lines}
     scored: dict[str, tuple[int, Scored]] = {}
     for s in result.lines + result.extras:
-        move = board.parse_move(s.move_string)
+        move = board.parse_move(s.move_string).code
         ck = child_key(board, move)
         if ck not in scored or s.score > scored[ck][1].score:
             scored[ck] = (move, s)
@@ -439,7 +439,7 @@ def _missing_scores(node: _Node, board: Board) -> list[str]:
     if entry is not None:
         scored = {child_key(board, mv) for mv, m in entry_moves(board, entry) if m.depth > 0}
     missing, seen = [], set()
-    for mv in board.legal_moves():
+    for mv in board.legal_move_ints():
         ck = child_key(board, mv)
         if ck in wanted and ck not in scored and ck not in seen:
             seen.add(ck)
@@ -463,7 +463,7 @@ def _next_frontier(frontier: list[_Node], plies: int) -> list[_Node]:
             key = frame_of(board.position_array).key
             deep_wanted = key in wanted and key in node.build.wanted
             if ((board.ply < plies or deep_wanted) and not board.is_game_over()
-                    and board.legal_moves() != [PASS] and (node.build.game_type, key) not in seen):
+                    and board.legal_move_ints() != [PASS] and (node.build.game_type, key) not in seen):
                 seen.add((node.build.game_type, key))
                 out.append(_Node(node.build, key, list(board.move_history)))
             board.pop()

@@ -1,8 +1,9 @@
 """UHP strings: GameString, GameTypeString, TurnString and MoveString.
 
 Lenient on input (any letter case, extra spaces, any valid reference piece
-and side, a reference to the moving piece itself as nokamute writes them),
-canonical on output (what Mzinga writes, so MzingaViewer can replay it).
+and side, a reference to the moving piece itself as nokamute writes them)
+except where Mzinga is strict (a position that holds a piece), canonical on
+output (what Mzinga writes, so MzingaViewer can replay it).
 Everything here is plain Python reading the position array; no kernels.
 """
 
@@ -82,15 +83,24 @@ def move_to_string(b: np.ndarray, mv: int) -> str:
     raise MoveStringError(f"Move {name} has no neighbour to name its destination.")
 
 
-def parse_move_string(b: np.ndarray, text: str) -> int:
-    """Decode a MoveString to a move int, without checking legality.
+def parse_move_string(b: np.ndarray, text: str) -> tuple[int, bool]:
+    """Decode a MoveString to ``(move int, occupied)``, without checking legality.
+
+    ``occupied`` is True when the text names a position that holds a piece,
+    which no legal move can reach (Mzinga rejects these, so we do too): a
+    separator names a ground-level cell, so ``bB1 -bQ`` must not land on a
+    piece left of bQ (a move onto a stack names the top piece bare, ``bB1
+    bS1``); and a bare name means "on top of that piece", so it must be the
+    top of its stack. Anything else is lenient: any reference and side for
+    the same empty cell, the moving piece as its own reference, any case
+    and spacing.
 
     Raises MoveStringError for text that does not parse, an unknown piece, or
     a reference piece that is not on the board.
     """
     s = text.strip()
     if s.lower() == "pass":
-        return PASS
+        return PASS, False
     tokens = s.split()
     if not tokens or len(tokens) > 2:
         raise MoveStringError(f'Unable to parse move "{text.strip()}".')
@@ -99,7 +109,7 @@ def parse_move_string(b: np.ndarray, text: str) -> int:
         raise MoveStringError(f'Unable to parse move "{text.strip()}": unknown piece "{tokens[0]}".')
     if len(tokens) == 1:
         if int(b[PLY]) == 0:
-            return (piece << MOVE_PIECE_SHIFT) | ORIGIN
+            return (piece << MOVE_PIECE_SHIFT) | ORIGIN, False
         raise MoveStringError(
             f'Unable to parse move "{text.strip()}": only the first move of the game may omit the position.'
         )
@@ -119,8 +129,8 @@ def parse_move_string(b: np.ndarray, text: str) -> int:
     elif m.group(3):
         dest = neighbour(ref_cell, _SUFFIX_DIR[m.group(3)])
     else:
-        dest = ref_cell
-    return (piece << MOVE_PIECE_SHIFT) | dest
+        return (piece << MOVE_PIECE_SHIFT) | ref_cell, int(b[TOP + ref_cell]) != ref
+    return (piece << MOVE_PIECE_SHIFT) | dest, int(b[HEIGHT + dest]) > 0
 
 
 def parse_game_type_string(text: str) -> int:

@@ -598,7 +598,7 @@ class Searcher:
         iteration, once per multipv line. Raises ValueError on a finished game.
         """
         start = time.monotonic()
-        legal = board.legal_moves()
+        legal = board.legal_move_ints()
         if not legal:
             raise ValueError("the game is over: there is no move to search")
         fallback = SearchResult(legal[0], board.move_to_string(legal[0]), None, 0, 0, 0.0,

@@ -2,8 +2,32 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from uhp_client import COLD_TIMEOUT, MIDGAME, Engine
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Take the docstring examples from the hiveai package that the tests import.
+
+    pyproject's testpaths name the source tree's hiveai/ for --doctest-modules.
+    When hiveai is installed as a copy (CI runs ``pip install .``), collecting
+    those files would clash with the installed modules of the same names
+    (pytest's "import file mismatch"), so arguments naming the source package
+    are pointed at the installed one: the examples then check what is installed.
+    """
+    import hiveai  # cheap: numba loads only when a board is used
+
+    installed = Path(hiveai.__file__).resolve().parent
+    source = (config.rootpath / "hiveai").resolve()
+    if installed == source:
+        return
+    for i, arg in enumerate(config.args):
+        path, sep, rest = arg.partition("::")
+        full = (config.invocation_params.dir / path).resolve()
+        if full == source or source in full.parents:
+            config.args[i] = str(installed / full.relative_to(source)) + sep + rest
 
 
 @pytest.fixture(scope="session")

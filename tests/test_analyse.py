@@ -23,7 +23,7 @@ from hiveai.analyse import (
     MISTAKE_MARK,
     review_game,
 )
-from hiveai.board import Board
+from hiveai.board import Board, Move
 from hiveai.cli import main
 from hiveai.gamerecord import GameRecord, read_game
 from hiveai.render import render_board
@@ -57,7 +57,7 @@ def json_lines(output: str) -> list[dict]:
     return [json.loads(line) for line in output.splitlines()]
 
 
-def legal(board: Board, move_string: str) -> int:
+def legal(board: Board, move_string: str) -> Move:
     """The legal move a MoveString names (raises if it is not legal)."""
     return board.parse_move(move_string)
 
@@ -243,7 +243,7 @@ def test_game_review_text():
     assert lines[-1] == "final position: WhiteWins"
 
 
-def _wins(board: Board, reply: int) -> bool:
+def _wins(board: Board, reply: Move) -> bool:
     """Whether ``reply`` ends the game in the mover's favour."""
     mover = ("White", "Black")[board.turn]
     board.push(reply)
@@ -252,9 +252,9 @@ def _wins(board: Board, reply: int) -> bool:
     return won
 
 
-def _lets_opponent_win(board: Board, move: int) -> bool:
+def _lets_opponent_win(board: Board, move: Move) -> bool:
     board.push(move)
-    lost = any(_wins(board, reply) for reply in board.legal_moves())
+    lost = any(_wins(board, reply) for reply in board.legal_moves)
     board.pop()
     return lost
 
@@ -263,11 +263,11 @@ def test_a_move_that_lets_the_queen_be_surrounded_is_a_blunder():
     gs = POSITIONS["end_WhiteWins"]  # rewound 2 plies: Black can lose at once, or not
     start = rewind(gs, 2)
     board = Board.from_game_string(";".join(gs.split(";")[:3] + start))
-    losing = [m for m in board.legal_moves() if _lets_opponent_win(board, m)]
-    assert losing and len(losing) < len(board.legal_moves())
-    blunder = board.move_to_string(losing[0])
+    losing = [m for m in board.legal_moves if _lets_opponent_win(board, m)]
+    assert losing and len(losing) < len(board.legal_moves)
+    blunder = str(losing[0])
     board.push(losing[0])
-    win = next(board.move_to_string(r) for r in board.legal_moves() if _wins(board, r))
+    win = next(str(r) for r in board.legal_moves if _wins(board, r))
     record = GameRecord(board.game_type_string, start + [blunder, win])
     reviews = list(review_game(record, depth=2))
     assert len(reviews) == len(record.moves)
@@ -279,7 +279,7 @@ def test_a_move_that_lets_the_queen_be_surrounded_is_a_blunder():
 
 def test_book_moves_are_marked_and_the_book_is_optional(monkeypatch, tmp_path):
     record = GameRecord(MIDGAME_RECORD.game_type, MIDGAME_RECORD.moves[:4])
-    first = Board(record.game_type).parse_move(record.moves[0])
+    first = Board(record.game_type).parse_move(record.moves[0]).code  # a book move holds the move int
 
     def lookup(board):
         """A one-entry book: the record's first move from the empty board."""

@@ -158,7 +158,7 @@ def _moved_board(game_type: str, moves: list[int], sym: int, shift: tuple[int, i
     for mv in moves:
         do_move(b, _moved_move(mv, sym, shift))
     board = Board(game_type)
-    board.position_array[:] = b  # a test-only way in: Board has no "set position"
+    board._b[:] = b  # a test-only way in: Board has no "set position"
     return board
 
 
@@ -170,7 +170,7 @@ def test_same_entry_in_all_orientations_and_translations(game_type):
     lines = sorted((e.line for e in shipped.entries() if e.ply in (1, 2, 3, 5, 7)), key=len)
     for line in lines[:: max(1, len(lines) // 12)]:
         original = Board(game_type)
-        moves = [original.play(m) for m in line]
+        moves = [original.play(m).code for m in line]
         entry = shipped.get(frame_of(original.position_array).key)
         expected = {bm.move: bm for bm in lookup(original)}
         for sym in range(len(SYMMETRIES)):
@@ -231,7 +231,7 @@ def test_book_move_is_legal_varies_and_best_only_is_fixed():
 def test_out_of_book_and_without_a_book(tmp_path, monkeypatch):
     deep, rng = Board("Base"), random.Random(5)
     for _ in range(12):  # random play leaves the book
-        deep.push(rng.choice(deep.legal_moves()))
+        deep.push(rng.choice(deep.legal_moves))
     assert frame_of(deep.position_array).key not in _shipped("Base")
     assert book_move(deep) is None
     assert lookup(deep) is None
@@ -245,7 +245,7 @@ def test_out_of_book_and_without_a_book(tmp_path, monkeypatch):
 
 def test_loading_and_first_book_move_take_under_50_ms():
     board = Board("Base+MLP")
-    board.legal_moves()  # kernels loaded, as after newgame in the engine
+    board.legal_move_ints()  # kernels loaded, as after newgame in the engine
     times = []
     for _ in range(3):
         book.clear_cache()

@@ -29,7 +29,7 @@ def test_incremental_hash_matches_recomputed(game_type):
         board = Board(game_type)
         hashes = [board.zobrist]
         while not board.is_game_over() and board.ply < 100:
-            board.push(rng.choice(board.legal_moves()))
+            board.push(rng.choice(board.legal_moves))
             b = board.position_array
             assert recompute_hash(b) == b[HASH], board.game_string()
             hashes.append(board.zobrist)
@@ -62,7 +62,7 @@ def test_stamp_counter_wraps_without_losing_pins():
     board = Board.from_game_string(
         "Base;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wG1 \\wQ;bA1 bQ/"
     )
-    expected = sorted(board.legal_moves())
+    expected = sorted(board.legal_move_ints())
     buf = np.empty(MAX_MOVES, dtype=np.int32)
     for start in [*range(STAMP_LIMIT - 40, STAMP_LIMIT + 2), 2**31 - 2]:
         ws = new_workspace()

@@ -8,8 +8,9 @@ Notation reminder (board drawn pointy-top, R = reference piece):
 
 Comments give axial cells (q, r): wS1 (or White's first piece) is (0, 0);
 E = (q+1, r), W = (q-1, r), NW = (q, r-1), NE = (q+1, r-1), SW = (q-1, r+1),
-SE = (q, r+1). Expected move sets are compared as move ints (via parse_move),
-so they do not depend on which reference piece the engine prefers to print.
+SE = (q, r+1). Expected move sets are compared as Moves (via parse_move), which
+are equal when they take the same piece to the same cell, so they do not
+depend on which reference piece the engine prefers to print.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 
 import pytest
 
-from hiveai.board import PASS, Board
+from hiveai.board import PASS, Board, Move
 from hiveai.errors import (
     GameOverError,
     GameStringError,
@@ -47,15 +48,15 @@ def game(game_type: str, *moves: str) -> Board:
 
 
 def move_strings(board: Board) -> list[str]:
-    return [board.move_to_string(m) for m in board.legal_moves()]
+    return [str(m) for m in board.legal_moves]
 
 
-def moves_of(board: Board, piece: str) -> set[int]:
-    """Legal moves (ints) that move or place ``piece``."""
-    return {m for m in board.legal_moves() if board.move_to_string(m).split(" ")[0] == piece}
+def moves_of(board: Board, piece: str) -> set[Move]:
+    """Legal moves that move or place ``piece``."""
+    return {m for m in board.legal_moves if m.piece == piece}
 
 
-def as_moves(board: Board, texts) -> set[int]:
+def as_moves(board: Board, texts) -> set[Move]:
     return {board.parse_move(t) for t in texts}
 
 
@@ -66,7 +67,7 @@ def snapshot(board: Board):
         board.ply,
         board.state,
         board.move_history,
-        sorted(board.legal_moves()),
+        board.legal_move_ints(),
     )
 
 
@@ -83,24 +84,25 @@ def assert_rejected(board: Board, text: str, error=HiveError) -> HiveError:
 def assert_sane(board: Board) -> None:
     """Every legal move prints canonically, parses back to itself, plays and undoes cleanly."""
     before = snapshot(board)
-    moves = board.legal_moves()
+    moves = board.legal_moves
     assert len(moves) == len(set(moves))
-    assert PASS not in moves or moves == [PASS]
+    assert not any(m.is_pass for m in moves) or [str(m) for m in moves] == ["pass"]
     for m in moves:
-        text = board.move_to_string(m)
+        text = str(m)
+        assert text == board.move_to_string(m.code)
         assert MOVE_RE.match(text), text
         parts = text.split(" ")
         if len(parts) == 2:
             ref = parts[1].strip("-/\\")
             assert ref != parts[0], f"self-reference {text!r}"
         assert board.parse_move(text) == m, text
-        board.push(m)
+        assert board.push(m) == m and board.move_history[-1] == text
         after = board.game_string()
         assert Board.from_game_string(after).game_string() == after
-        board.pop()
+        assert board.pop() == m
     assert snapshot(board) == before
     if not board.is_game_over():
-        assert board.valid_moves_string().split(";") == [board.move_to_string(m) for m in moves]
+        assert board.valid_moves_string().split(";") == [str(m) for m in moves]
 
 
 # --- tournament opening ------------------------------------------------------
@@ -131,7 +133,7 @@ def test_opening_ply1_all_around_first_piece(game_type, bugs):
     assert board.state == "InProgress" and board.turn_string == "Black[1]"
     strings = move_strings(board)
     assert len(strings) == 6 * len(bugs)  # Base: 24
-    assert set(board.legal_moves()) == as_moves(board, [f"{p} {d.format('wS1')}" for p in bugs for d in DIRS])
+    assert set(board.legal_moves) == as_moves(board, [f"{p} {d.format('wS1')}" for p in bugs for d in DIRS])
     assert not any(s.startswith("bQ") for s in strings)
     assert_rejected(board, "bQ wS1-", IllegalMoveError)
     assert_sane(board)
@@ -213,8 +215,7 @@ def test_placement_colour_of_a_stack_is_its_top():
     board.play("bA1 bQ/")  # (3,-1): black only
     # (1,-1) touches wS1 and the white-topped stack over bS1: fine for white.
     move = board.play("wA1 \\wB1")
-    board.pop()
-    assert board.move_to_string(move) == "wA1 \\wB1"
+    assert board.pop() == move and str(move) == "wA1 \\wB1"
     assert_sane(board)
 
 
@@ -281,7 +282,7 @@ def test_white_wins_by_surrounding_black_queen():
     assert board.is_game_over()
     assert board.turn_string == "Black[7]"
     assert board.game_string().startswith("Base;WhiteWins;Black[7];wS1;bS1 wS1-;")
-    assert board.legal_moves() == []
+    assert board.legal_moves == () and board.legal_move_ints() == []
     with pytest.raises(GameOverError):
         board.valid_moves_string()
     before = snapshot(board)
@@ -296,7 +297,7 @@ def test_white_wins_by_surrounding_black_queen():
     assert Board.from_game_string(board.game_string()).state == "WhiteWins"
     board.pop()
     assert board.state == "InProgress"
-    assert board.legal_moves()
+    assert board.legal_moves
 
 
 def test_surrounding_your_own_queen_loses():
@@ -321,7 +322,7 @@ def test_draw_when_both_queens_surrounded():
     board.play("wG1 wA1-")
     assert board.state == "Draw"
     assert board.turn_string == "Black[8]"
-    assert board.legal_moves() == []
+    assert board.legal_moves == () and board.legal_move_ints() == []
     with pytest.raises(GameOverError):
         board.valid_moves_string()
     assert Board.from_game_string(board.game_string()).state == "Draw"
@@ -606,7 +607,7 @@ def test_lenient_input_same_move():
     # (2,-1) is NE of bS1 and NW of bQ: either reference names the same move.
     m2 = board.parse_move("bA1 bS1/")
     assert board.parse_move("bA1 \\bQ") == m2
-    assert board.move_to_string(m2) in ("bA1 bS1/", "bA1 \\bQ")
+    assert str(m2) in ("bA1 bS1/", "bA1 \\bQ")
 
 
 def test_errors_leave_state_unchanged_everywhere():
@@ -675,10 +676,10 @@ def test_longest_line(game_type, axis):
     # has exactly one move: over all n-1 other pieces to the cell just past bA3.
     jump = f"wG3 {black_dir.format('bA3')}"
     assert board.valid_moves_string() == jump
-    assert board.move_to_string(board.play(jump)) == jump
+    assert str(board.play(jump)) == jump
     # Every black piece is now inside the line: black is stuck and must pass.
     assert board.valid_moves_string() == "pass"
-    assert board.legal_moves() == [PASS]
+    assert [str(m) for m in board.legal_moves] == ["pass"] and board.legal_moves[0].is_pass
     assert_rejected(board, "bA3 " + white_dir.format("wA3"), IllegalMoveError)
     board.play("pass")
     assert board.move_history[-1] == "pass"
@@ -688,14 +689,14 @@ def test_longest_line(game_type, axis):
     back = f"wG3 {white_dir.format('wA3')}"
     assert moves_of(board, "wG3") == as_moves(board, [back])
     assert len(moves_of(board, "wA3")) == 2 * (n - 1) + 4 - 1
-    assert len(board.legal_moves()) == 1 + 2 * (n - 1) + 4 - 1
+    assert len(board.legal_moves) == 1 + 2 * (n - 1) + 4 - 1
     assert_sane(board)
     board.play(back)
-    assert board.move_to_string(board.pop()) == back
+    assert str(board.pop()) == back
     # The whole game replays from its GameString, and perft agrees with the move list.
     again = Board.from_game_string(board.game_string())
     assert again.zobrist == board.zobrist
-    assert again.perft(1) == len(board.legal_moves())
+    assert again.perft(1) == len(board.legal_moves)
     assert again.perft(2) == board.perft(2)
 
 
@@ -711,11 +712,11 @@ def test_random_games_round_trip(game_type):
     for _ in range(3):
         board = Board(game_type)
         while board.ply < 80 and not board.is_game_over():
-            moves = board.legal_moves()
+            moves = board.legal_moves
             assert moves and len(moves) == len(set(moves))
-            assert PASS not in moves or moves == [PASS]
+            assert not any(m.is_pass for m in moves) or len(moves) == 1
             texts = board.valid_moves_string().split(";")
-            assert [board.parse_move(t) for t in texts] == moves
+            assert tuple(board.parse_move(t) for t in texts) == moves
             assert all(MOVE_RE.match(t) for t in texts), texts
             before = (board.game_string(), board.zobrist)
             move = rng.choice(moves)

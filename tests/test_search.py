@@ -60,7 +60,7 @@ def test_depth_is_exact_and_the_line_is_legal(depth):
     before = board.game_string()
     result = search(board, depth=depth)
     assert result.depth == depth
-    assert result.move in board.legal_moves()
+    assert result.move in board.legal_move_ints()
     assert result.pv[0] == result.move_string and 1 <= len(result.pv) <= depth
     assert replay_is_legal(board, result.pv)
     assert result.nodes > 0 and result.seconds >= 0
@@ -86,7 +86,7 @@ def test_multipv_ranks_distinct_legal_moves():
     result = search(board, depth=3, multipv=4)
     moves = [line.move for line in result.lines]
     assert len(moves) == 4 == len(set(moves))
-    assert all(m in board.legal_moves() for m in moves)
+    assert all(m in board.legal_move_ints() for m in moves)
     scores = [line.score for line in result.lines]
     assert scores == sorted(scores, reverse=True)
     assert result.move == moves[0] and result.score == scores[0]
@@ -213,7 +213,7 @@ def test_repetition_scores_as_a_draw():
 
 def test_depth_zero_and_zero_time_answer_without_searching():
     board = Board.from_game_string(MIDGAME)
-    first = board.legal_moves()[0]
+    first = board.legal_move_ints()[0]
     searcher = Searcher(tt_mb=4)
     for limits in (depth_limits(0, StopFlag()), time_limits(0.0, StopFlag())):
         result = searcher.search(board, limits)
@@ -230,7 +230,7 @@ def test_stop_flag_ends_a_long_search_quickly():
     result = searcher.search(board, infinite_limits(stop))
     took = time.monotonic() - start
     assert 0.3 <= took < 2.0  # generous: the kernel polls the flag at every node
-    assert result.move in board.legal_moves() and result.depth >= 1
+    assert result.move in board.legal_move_ints() and result.depth >= 1
 
 
 def test_time_limit_is_kept():
@@ -240,7 +240,7 @@ def test_time_limit_is_kept():
     start = time.monotonic()
     result = searcher.search(board, time_limits(0.5, StopFlag()))
     assert time.monotonic() - start < 0.5 + 0.3  # generous on a loaded 2-core machine
-    assert result.move in board.legal_moves() and result.depth >= 1
+    assert result.move in board.legal_move_ints() and result.depth >= 1
 
 
 # --- numba's cache ---------------------------------------------------------------

@@ -197,6 +197,10 @@ def test_10_real_game_move_sets(engine, gs, count):
     assert len({o.destination(m) for m in moves}) == len(moves) == count
 
 
+# Issue 9: W of bQ holds bS1, so "bB1 -bQ" names an occupied cell; a climb there is "bB1 bS1".
+ISSUE_9 = "Base;;;wS1;bS1 wS1-;wB1 \\wS1;bB1 bS1/;wG1 /wS1;bG1 bS1\\;wQ /wB1;bQ bB1\\;wS2 /wG1"
+# wB2 sits on wQ: a climb onto that stack names wB2, not wQ.
+COVERED = "Base;;;wB1;bB1 \\wB1;wQ /wB1;bB2 -bB1;wB2 wQ\\;bQ \\bB1;wB2 wQ;bB2 /bB1"
 ILLEGAL = [
     # (rule, GameString, move)
     ("queen on first turn", "Base", "wQ"),
@@ -218,16 +222,62 @@ ILLEGAL = [
     ("garbage", "Base", "hello world"),
     ("bad separator", "Base;;;wS1", "bS1 wS1+"),
     ("not touching", "Base;;;wS1;bS1 wS1-", "wA1 bS1-"),
+    ("occupied cell named by a side", ISSUE_9, "bB1 -bQ"),
+    ("stack named below its top", COVERED, "wB1 wQ"),
+    ("moving the opponent's piece", "Base;;;wS1;bS1 wS1-;wQ -wS1;bQ bS1-", "bQ bS1/"),
 ]
+
+
+def start_of(start: str) -> str:
+    """A GameString from a start whose state and turn fields are left empty."""
+    fields = start.split(";")
+    return ";".join([fields[0], "NotStarted", "White[1]", *fields[3:]])
 
 
 @pytest.mark.parametrize("rule, start, move", ILLEGAL, ids=[r[0] for r in ILLEGAL])
 def test_11_illegal_moves(engine, rule, start, move):
-    fields = start.split(";")
-    gs = newgame(engine, ";".join([fields[0], "NotStarted", "White[1]", *fields[3:]]))
+    gs = newgame(engine, start_of(start))
     verb = "pass" if move == "pass" else f"play {move}"
     assert is_invalid(engine.cmd(verb)), rule
     assert engine.game_string() == gs
+
+
+# The rejections above for which Mzinga has words (src/Mzinga/Core/Board.cs, Play), as it says them.
+_START = {rule: start for rule, start, _ in ILLEGAL}
+MZINGA_REASONS = [
+    ("Base", "wQ", "You can't play your Queen Bee on your first turn."),
+    (_START["queen by the fourth turn"], "wB1 -wG1", "You must play your Queen Bee on or before your fourth turn."),
+    (_START["move before the queen"], "wA1 wS1\\", "You can't move a piece in play until you've played your Queen Bee."),
+    ("Base", "wS2", "When there are multiple pieces of the same bug type, you must play the pieces in order."),
+    (ISSUE_9, "bB1 -bQ", "You can't move there because a piece already exists at that position."),
+    (COVERED, "wB1 wQ", "You can't move there because a piece already exists at that position."),
+    (_START["covered piece"], "wQ \\wS1", "You can't move that piece because it has another piece on top of it."),
+    (_START["breaking the hive"], "wS1 \\wQ", "You can't move that piece because it will break the hive."),
+    ("Base", "pass", "You can't pass when you have valid moves."),
+]
+
+
+@pytest.mark.parametrize("start, move, reason", MZINGA_REASONS, ids=[r[2] for r in MZINGA_REASONS])
+def test_11_mzinga_reasons(engine, start, move, reason):
+    gs = newgame(engine, start_of(start))
+    verb = "pass" if move == "pass" else f"play {move}"
+    assert engine.cmd(verb) == [f"invalidmove {reason}"]
+    assert engine.game_string() == gs
+
+
+def test_11_issue_9_climb_is_written_with_the_bare_name(engine):
+    gs = newgame(engine, start_of(ISSUE_9))
+    assert engine.cmd1("play bB1 bS1") == gs.replace("Black[5]", "White[6]") + ";bB1 bS1"
+
+
+def test_11_play_after_game_over_keeps_the_game(engine):
+    """The rejected play and pass leave the finished game as it was: taking
+    back its last move and playing it again gives the same GameString."""
+    _, gs = POSITIONS["end_WhiteWins"]
+    newgame(engine, gs)
+    assert is_error(engine.cmd("play wQ")) and is_error(engine.cmd("pass"))
+    engine.cmd1("undo")
+    assert engine.cmd1(f"play {gs.split(';')[-1]}") == gs
 
 
 def test_11_play_after_game_over(engine):

@@ -36,7 +36,7 @@ import sys, time
 from hiveai.board import Board
 from hiveai import book
 board = Board.parse(sys.argv[1])
-board.legal_moves()
+board.legal_move_ints()
 start = time.perf_counter()
 move = book.book_move(board)
 print(time.perf_counter() - start, move)
@@ -65,7 +65,7 @@ def cached_book_moves() -> list[float]:
             board = Board(game_type_string(gt))
             for m in entry.line:
                 board.play(m)
-            board.legal_moves()
+            board.legal_move_ints()
             start = time.perf_counter()
             book.book_move(board, rng=random.Random(1))
             times.append(time.perf_counter() - start)

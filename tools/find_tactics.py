@@ -165,7 +165,7 @@ def find(game_type: str, seed: int) -> list[tuple[str, str, str]]:
                         last_danger = board.ply
                     break
             b = board.position_array
-            board.push(choose(rng, b, board.legal_moves()))
+            board.push(choose(rng, b, board.legal_move_ints()))
     missing = {c: n - have[c] for c, n in quotas.items() if have[c] < n and c not in OPTIONAL}
     print(f"{game_type}: {game + 1} games, {dict(have)}, mosquito throws {have_m}"
           + (f", MISSING {missing}" if missing or have_m < mosquito_throws else ""), file=sys.stderr)

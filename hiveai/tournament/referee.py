@@ -374,10 +374,9 @@ class _Game:
         rules = self.task.rules
         if budget is not None and seconds > budget * (1 + rules.time_tolerance) + rules.time_tolerance_ms / 1000:
             raise self.fail(side, TIME_FORFEIT, f"{seconds:.3f} s for a {budget:g} s move (ply {self.board.ply + 1})")
-        move_string = self.board.move_to_string(move)
         self.board.push(move)
         self.seen[self.board.zobrist] += 1
-        return move_string
+        return str(move)
 
     def tell(self, move_string: str) -> tuple[str, str, str] | None:
         """Pass the move to both engines (mover first); an engine's Draw ends the game."""

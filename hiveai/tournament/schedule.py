@@ -152,7 +152,7 @@ def random_openings(game_type: str, plies: int, count: int, seed: int) -> list[s
             rng = random.Random(f"hiveai-opening:{seed}:{i}:{attempt}")
             board = Board(game_type)
             while board.ply < plies and not board.is_game_over():
-                board.push(rng.choice(board.legal_moves()))
+                board.push(rng.choice(board.legal_moves))
             gs = board.game_string()
             if not board.is_game_over() and gs not in seen:
                 break

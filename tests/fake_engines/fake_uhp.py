@@ -22,7 +22,7 @@ import argparse
 import sys
 import time
 
-from hiveai.board import PASS, Board
+from hiveai.board import Board
 
 NEVER = 10**9
 
@@ -83,14 +83,14 @@ def main() -> int:
             if ply >= a.hang_at:
                 time.sleep(3600)
             time.sleep(a.slow)
-            moves = board.legal_moves()
+            moves = board.legal_moves
             if ply >= a.garbage_at:
                 out("I think the bee should fly to the moon!")
-            elif ply >= a.illegal_at and moves != [PASS]:
+            elif ply >= a.illegal_at and not moves[0].is_pass:
                 out("pass")
             else:
                 pick = 0 if a.first else (board.zobrist * 0x9E3779B97F4A7C15 >> 17) % len(moves)
-                out(board.move_to_string(moves[pick]))
+                out(str(moves[pick]))
         else:
             out("err unknown command")
         out("ok")
