@@ -67,9 +67,10 @@ from hiveai.position import (
 WS_STAMP = 0  # the current stamp
 WS_MARK = 1  # per cell: stamp of the last time it was marked
 WS_PIN = WS_MARK + N_CELLS  # per piece: stamp of the pass that found it pinned
-WS_DISC = WS_PIN + N_PIECES  # per piece: DFS discovery time (Tarjan)
-WS_LOW = WS_DISC + N_PIECES  # per piece: low-link
-WS_DFS_CELL = WS_LOW + N_PIECES  # explicit DFS stack: cell
+WS_DISC = WS_PIN + N_PIECES  # per cell: DFS discovery time (Tarjan), 0 between calls
+WS_LOW = WS_DISC + N_CELLS  # per cell: low-link (valid only during a call)
+WS_VISITED = WS_LOW + N_CELLS  # cells in discovery order, to reset WS_DISC
+WS_DFS_CELL = WS_VISITED + N_PIECES + 1  # explicit DFS stack: cell
 WS_DFS_DIR = WS_DFS_CELL + N_PIECES + 1  # explicit DFS stack: next direction
 WS_PLACEABLE = WS_DFS_DIR + N_PIECES + 1  # pieces that may be placed now
 WS_QUEUE = WS_PLACEABLE + N_KINDS  # ant flood fill / placement cell list
@@ -84,6 +85,10 @@ STAMP_LIMIT = 2**31 - 1 - 2 * STAMPS_PER_GENERATION
 MAX_MOVES = 4096
 
 KIND = np.array(PIECE_KIND * 2, dtype=np.int64)
+# Piece indices (0..27) fit in five bits. Masking an index read from an array
+# with it lets numba prove the index is not negative and skip its wrap-around.
+PIECE_MASK = 31
+assert N_PIECES <= PIECE_MASK + 1
 _KIND_FIRST = np.array(KIND_FIRST, dtype=np.int64)
 _KIND_COUNT = np.array(KIND_COUNT, dtype=np.int64)
 # Expansion bit needed for each kind (0 = always in play).
@@ -184,61 +189,71 @@ def find_pinned(b, ws, root):
     matter: a piece on top of a stack never splits the hive (callers skip the
     pin test for it) and a covered piece cannot move at all. Returns the
     stamp that marks pins in ``ws[WS_PIN + piece]``.
+
+    Discovery times are kept per cell (one load per neighbour instead of a
+    cell-to-piece lookup first) and reset from the visit list at the end; the
+    cell being scanned, its next direction and its low-link stay in locals,
+    so the stack is touched only on a descent or a return. Every index into
+    ``ws``/``b`` is masked: numba then knows it is not negative and drops
+    its wrap-around fix-up, the bulk of the instructions here otherwise.
     """
     stamp = _new_stamp(ws)
-    for p in range(N_PIECES):
-        ws[WS_DISC + p] = 0
-    rootp = b[TOP + root]
+    rc = root & CELL_MASK
+    c = rc
     t = 1
-    ws[WS_DISC + rootp] = t
-    ws[WS_LOW + rootp] = t
-    ws[WS_DFS_CELL] = root
-    ws[WS_DFS_DIR] = 0
-    sp = 1
+    ws[WS_DISC + c] = 1
+    ws[WS_VISITED] = c
+    low = 1
+    d = 0
+    sp = 0  # frames below the cell being scanned
     root_children = 0
-    while sp > 0:
-        c = ws[WS_DFS_CELL + sp - 1]
-        d = ws[WS_DFS_DIR + sp - 1]
-        cp = b[TOP + c]
-        low = ws[WS_LOW + cp]
-        child = -1
+    while True:
+        descended = False
         while d < 6:
-            nc = _nb(c, d)
+            nc = (c + _DIR[d]) & CELL_MASK
             d += 1
             if b[HEIGHT + nc] == 0:
                 continue
-            np_ = b[TOP + nc]
-            disc = ws[WS_DISC + np_]
+            disc = ws[WS_DISC + nc]
             if disc == 0:
-                child = nc
+                # Tree edge: save this frame, scan the child.
+                ws[WS_DFS_CELL + sp] = c
+                ws[WS_DFS_DIR + sp] = d
+                ws[WS_LOW + c] = low
+                sp += 1
+                if sp == 1:
+                    root_children += 1
+                ws[WS_VISITED + t] = nc
+                t += 1
+                ws[WS_DISC + nc] = t
+                c = nc
+                d = 0
+                low = t
+                descended = True
                 break
             if disc < low:
                 # Back edge (or the edge to the parent: harmless for the
                 # articulation test, which compares low[child] >= disc[parent]).
                 low = disc
-        ws[WS_LOW + cp] = low
-        ws[WS_DFS_DIR + sp - 1] = d
-        if child >= 0:
-            np_ = b[TOP + child]
-            t += 1
-            ws[WS_DISC + np_] = t
-            ws[WS_LOW + np_] = t
-            ws[WS_DFS_CELL + sp] = child
-            ws[WS_DFS_DIR + sp] = 0
-            sp += 1
-            if sp == 2:
-                root_children += 1
+        if descended:
             continue
         # c is finished: pass its low-link up and test its parent.
+        if sp == 0:
+            break
         sp -= 1
-        if sp > 0:
-            pp = b[TOP + ws[WS_DFS_CELL + sp - 1]]
-            if low < ws[WS_LOW + pp]:
-                ws[WS_LOW + pp] = low
-            if sp > 1 and low >= ws[WS_DISC + pp]:
-                ws[WS_PIN + pp] = stamp
+        parent = ws[WS_DFS_CELL + sp] & CELL_MASK
+        if sp > 0 and low >= ws[WS_DISC + parent]:
+            ws[WS_PIN + (b[TOP + parent] & PIECE_MASK)] = stamp
+        plow = ws[WS_LOW + parent]
+        if low < plow:
+            plow = low
+        c = parent
+        d = ws[WS_DFS_DIR + sp]
+        low = plow
     if root_children > 1:
-        ws[WS_PIN + rootp] = stamp
+        ws[WS_PIN + (b[TOP + rc] & PIECE_MASK)] = stamp
+    for i in range(t):
+        ws[WS_DISC + (ws[WS_VISITED + i] & CELL_MASK)] = 0
     return stamp
 
 
