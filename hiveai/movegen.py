@@ -52,11 +52,13 @@ from hiveai.bug import (
 )
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS, ORIGIN
 from hiveai.position import (
+    ALL_NEIGHBOURS,
     GAME_TYPE,
     HEIGHT,
     LAST_MOVED,
     LEVEL,
     MOVE_PIECE_SHIFT,
+    NBR,
     PASS,
     PLY,
     POS,
@@ -71,8 +73,8 @@ WS_DISC = WS_PIN + N_PIECES  # per cell: DFS discovery time (Tarjan), 0 between 
 WS_LOW = WS_DISC + N_CELLS  # per cell: low-link (valid only during a call)
 WS_VISITED = WS_LOW + N_CELLS  # cells in discovery order, to reset WS_DISC
 WS_DFS_CELL = WS_VISITED + N_PIECES + 1  # explicit DFS stack: cell
-WS_DFS_DIR = WS_DFS_CELL + N_PIECES + 1  # explicit DFS stack: next direction
-WS_PLACEABLE = WS_DFS_DIR + N_PIECES + 1  # pieces that may be placed now
+WS_DFS_LEFT = WS_DFS_CELL + N_PIECES + 1  # explicit DFS stack: neighbours left to scan
+WS_PLACEABLE = WS_DFS_LEFT + N_PIECES + 1  # pieces that may be placed now
 WS_QUEUE = WS_PLACEABLE + N_KINDS  # ant flood fill / placement cell list
 WS_SIZE = WS_QUEUE + N_CELLS
 
@@ -108,6 +110,8 @@ _RIGHT_OFFSET = tuple(DIR_OFFSET[(d + 1) % 6] for d in range(6))
 
 
 _DIR = np.array(DIR_OFFSET, dtype=np.int64)
+# Direction of the lowest set bit of a six-bit neighbour mask.
+_LOWEST_BIT = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(64)], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -190,35 +194,35 @@ def find_pinned(b, ws, root):
     pin test for it) and a covered piece cannot move at all. Returns the
     stamp that marks pins in ``ws[WS_PIN + piece]``.
 
-    Discovery times are kept per cell (one load per neighbour instead of a
-    cell-to-piece lookup first) and reset from the visit list at the end; the
-    cell being scanned, its next direction and its low-link stay in locals,
-    so the stack is touched only on a descent or a return. Every index into
-    ``ws``/``b`` is masked: numba then knows it is not negative and drops
-    its wrap-around fix-up, the bulk of the instructions here otherwise.
+    Speed (this runs at every evaluation and every move generation): a cell's
+    neighbours come from its NBR mask (hiveai.position), so only occupied ones
+    are visited; discovery times are kept per cell and reset from the visit
+    list at the end; the scanned cell, its remaining neighbours and its
+    low-link stay in locals, so the stack is touched only on a descent or a
+    return. Every index read from an array is masked: numba then knows it is
+    not negative and drops its wrap-around fix-up.
     """
     stamp = _new_stamp(ws)
     rc = root & CELL_MASK
     c = rc
+    m = b[NBR + c] & ALL_NEIGHBOURS  # neighbours of c not yet looked at
     t = 1
     ws[WS_DISC + c] = 1
     ws[WS_VISITED] = c
     low = 1
-    d = 0
     sp = 0  # frames below the cell being scanned
     root_children = 0
     while True:
         descended = False
-        while d < 6:
+        while m != 0:
+            d = _LOWEST_BIT[m]
+            m &= m - 1
             nc = (c + _DIR[d]) & CELL_MASK
-            d += 1
-            if b[HEIGHT + nc] == 0:
-                continue
             disc = ws[WS_DISC + nc]
             if disc == 0:
                 # Tree edge: save this frame, scan the child.
                 ws[WS_DFS_CELL + sp] = c
-                ws[WS_DFS_DIR + sp] = d
+                ws[WS_DFS_LEFT + sp] = m
                 ws[WS_LOW + c] = low
                 sp += 1
                 if sp == 1:
@@ -227,7 +231,7 @@ def find_pinned(b, ws, root):
                 t += 1
                 ws[WS_DISC + nc] = t
                 c = nc
-                d = 0
+                m = b[NBR + nc] & ALL_NEIGHBOURS
                 low = t
                 descended = True
                 break
@@ -248,7 +252,7 @@ def find_pinned(b, ws, root):
         if low < plow:
             plow = low
         c = parent
-        d = ws[WS_DFS_DIR + sp]
+        m = ws[WS_DFS_LEFT + sp] & ALL_NEIGHBOURS
         low = plow
     if root_children > 1:
         ws[WS_PIN + (b[TOP + rc] & PIECE_MASK)] = stamp

@@ -4,7 +4,9 @@ Everything the numba kernels need lives in one array ``b`` so a position is a
 single argument, copies are one ``b.copy()``, and no Python object is touched
 per move. Sections (offsets below) hold, per cell, the stack height, the top
 piece and the whole stack; per piece, its cell and level; then the ply count,
-the last-moved piece, the game type and the Zobrist hash.
+the last-moved piece, the game type and the Zobrist hash; last, per cell, a
+six-bit mask of its occupied neighbours, kept up to date by make/unmake so
+the articulation-point pass and the surround test read one word per cell.
 
 Moves are ints: ``piece * 1024 + destination cell``; ``PASS`` is one more
 value. Placements and movements share the form (a piece in hand has no cell),
@@ -27,10 +29,15 @@ PLY = LEVEL + N_PIECES  # plies played
 LAST_MOVED = PLY + 1  # piece moved (not placed) on the last ply, else -1
 GAME_TYPE = PLY + 2  # expansion bits, see hiveai.bug
 HASH = PLY + 3  # Zobrist hash (int64 bit pattern)
-STATE_SIZE = PLY + 4
+NBR = PLY + 4  # b[NBR + c]: bit d set when the neighbour of c in direction d is occupied
+STATE_SIZE = NBR + N_CELLS
+ALL_NEIGHBOURS = 63  # the NBR mask of a surrounded cell
 
 MOVE_PIECE_SHIFT = 10
 PASS = N_PIECES << MOVE_PIECE_SHIFT
+
+# Set bits of each NBR mask.
+_BIT_COUNT = np.array([bin(m).count("1") for m in range(64)], dtype=np.int64)
 
 # Results, as returned by game_result().
 IN_PROGRESS, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
@@ -49,6 +56,19 @@ def new_position(game_type: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _tell_neighbours(b, cell, occupied):
+    """Set (or clear) ``cell``'s bit in the NBR masks of its six neighbours:
+    seen from the neighbour in direction d, ``cell`` lies in direction d + 3."""
+    for d in range(6):
+        n = NBR + ((cell + DIR_OFFSET[d]) & CELL_MASK)
+        bit = 1 << ((d + 3) % 6)
+        if occupied:
+            b[n] |= bit
+        else:
+            b[n] &= ~bit
+
+
+@njit(cache=True)
 def _lift(b, p):
     """Take piece p off the top of its stack; returns its cell."""
     src = b[POS + p]
@@ -57,6 +77,8 @@ def _lift(b, p):
     b[HEIGHT + src] = h
     b[TOP + src] = b[STACK + src * MAX_STACK + h - 1] if h > 0 else -1
     b[HASH] ^= piece_key(p, src, h)
+    if h == 0:
+        _tell_neighbours(b, src, 0)
     return src
 
 
@@ -64,6 +86,8 @@ def _lift(b, p):
 def _drop(b, p, cell):
     """Put piece p on top of ``cell``."""
     h = b[HEIGHT + cell]
+    if h == 0:
+        _tell_neighbours(b, cell, 1)
     b[STACK + cell * MAX_STACK + h] = p
     b[HEIGHT + cell] = h + 1
     b[TOP + cell] = p
@@ -135,16 +159,12 @@ def undo_move(b, mv, token):
 @njit(cache=True)
 def occupied_neighbours(b, cell):
     """How many of the six cells around ``cell`` hold a piece."""
-    k = 0
-    for d in range(6):
-        if b[HEIGHT + ((cell + DIR_OFFSET[d]) & CELL_MASK)] > 0:
-            k += 1
-    return k
+    return _BIT_COUNT[b[NBR + (cell & CELL_MASK)] & ALL_NEIGHBOURS]
 
 
 @njit(cache=True)
 def surrounded(b, cell):
-    return occupied_neighbours(b, cell) == 6
+    return b[NBR + (cell & CELL_MASK)] == ALL_NEIGHBOURS
 
 
 @njit(cache=True)

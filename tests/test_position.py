@@ -84,3 +84,42 @@ def test_last_moved_piece_hashed_only_with_pillbugs():
         assert a[LAST_MOVED] == 14  # bQ moved last
         b[LAST_MOVED] = 0  # as if wQ had
         assert (recompute_hash(a) != recompute_hash(b)) == differs, game_type
+
+
+def _neighbour_masks(b: np.ndarray) -> np.ndarray:
+    """Every cell's occupied-neighbour mask, computed from the heights."""
+    from hiveai.hex_grid import DIR_OFFSET, N_CELLS, neighbour
+    from hiveai.position import HEIGHT
+
+    masks = np.zeros(N_CELLS, dtype=np.int64)
+    for cell in range(N_CELLS):
+        for d in range(len(DIR_OFFSET)):
+            if b[HEIGHT + neighbour(cell, d)] > 0:
+                masks[cell] |= 1 << d
+    return masks
+
+
+@pytest.mark.parametrize("game_type", ["Base", "Base+MLP"])
+def test_neighbour_masks_follow_make_and_unmake(game_type):
+    """The NBR masks kept by make/unmake equal masks computed from the heights,
+    after moves (stacks included) and after taking them back."""
+    from hiveai.hex_grid import N_CELLS
+    from hiveai.position import NBR, do_move, undo_move
+
+    rng = random.Random(game_type)
+    board = Board(game_type)
+    b = board.position_array
+    start = b.copy()
+    played = []
+    for _ in range(60):
+        moves = board.legal_move_ints()
+        if board.is_game_over():
+            break
+        mv = rng.choice(moves)
+        played.append((mv, do_move(b, mv)))
+        board.push(mv)
+        assert np.array_equal(b[NBR : NBR + N_CELLS], _neighbour_masks(b))
+    for mv, token in reversed(played):
+        undo_move(b, mv, token)
+        assert np.array_equal(b[NBR : NBR + N_CELLS], _neighbour_masks(b))
+    assert np.array_equal(b, start)

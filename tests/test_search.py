@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hiveai.position import HASH
 from hiveai.board import Board
 from hiveai.search import (
     SearchInfo,
@@ -179,7 +180,7 @@ def test_game_hash_history_and_last_placement():
     for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
         board.play(m)
     hashes = _game_hashes(board)
-    assert len(hashes) == board.ply + 1 and hashes[-1] == board.position_array[-1]
+    assert len(hashes) == board.ply + 1 and hashes[-1] == board.position_array[HASH]
     assert _last_placement_index(board) == 4  # after bQ bG1-, the last placement
     assert hashes[8] == hashes[4]  # the queens went out and back: the same position
 
