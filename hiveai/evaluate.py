@@ -173,7 +173,7 @@ def evaluate(b, ws, w):
             if ws[WS_PIN + p] == pin:
                 continue
             if k == QUEEN or k == SPIDER or k == ANT or k == PILLBUG:
-                if _slides(b, c) == 0:
+                if _slides(b, c, c) == 0:
                     continue
             elif k == MOSQUITO:
                 copies = False

@@ -105,11 +105,15 @@ def new_workspace() -> np.ndarray:
 
 # Offsets of the two cells flanking a step in direction d: the gate.
 _LEFT_OFFSET = tuple(DIR_OFFSET[(d + 5) % 6] for d in range(6))
-_O0, _O1, _O2, _O3, _O4, _O5 = DIR_OFFSET
 _RIGHT_OFFSET = tuple(DIR_OFFSET[(d + 1) % 6] for d in range(6))
 
 
 _DIR = np.array(DIR_OFFSET, dtype=np.int64)
+# _HOLE_BIT[(hole - cell) & CELL_MASK]: the NBR bit of ``cell`` that points
+# at ``hole`` when they are neighbours, else 0.
+_HOLE_BIT = np.zeros(N_CELLS, dtype=np.int64)
+for _d, _offset in enumerate(DIR_OFFSET):
+    _HOLE_BIT[_offset & CELL_MASK] = 1 << _d
 # Direction of the lowest set bit of a six-bit neighbour mask.
 _LOWEST_BIT = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(64)], dtype=np.int64)
 
@@ -140,22 +144,18 @@ def _renew_stamps(ws):
 
 
 @njit(cache=True)
-def _slides(b, cell):
-    """Bit set of the directions a piece on ``cell`` can slide to.
+def _slides(b, cell, hole):
+    """Bit set of the directions a piece on ``cell`` can slide to, with the
+    cell ``hole`` counted as empty (the sliding mover's own start cell, lifted
+    for the whole generation; pass ``cell`` itself for no hole).
 
     Freedom to move plus contact: the target must be empty and exactly one of
     the two cells flanking the edge occupied (both is a gate, neither would
-    leave the hive). Six height loads give a 6-bit occupancy ring; rotating
-    it one step each way lines up each direction's two flanks.
+    leave the hive). The cell's NBR mask (hiveai.position) is the 6-bit
+    occupancy ring; rotating it one step each way lines up each direction's
+    two flanks.
     """
-    # Unrolled with constant offsets: a loop indexing the DIR_OFFSET tuple
-    # with a variable costs a stack copy of the tuple per call in numba.
-    occ = ((b[HEIGHT + ((cell + _O0) & CELL_MASK)] > 0)
-           | ((b[HEIGHT + ((cell + _O1) & CELL_MASK)] > 0) << 1)
-           | ((b[HEIGHT + ((cell + _O2) & CELL_MASK)] > 0) << 2)
-           | ((b[HEIGHT + ((cell + _O3) & CELL_MASK)] > 0) << 3)
-           | ((b[HEIGHT + ((cell + _O4) & CELL_MASK)] > 0) << 4)
-           | ((b[HEIGHT + ((cell + _O5) & CELL_MASK)] > 0) << 5))
+    occ = b[NBR + cell] & ~_HOLE_BIT[(hole - cell) & CELL_MASK] & ALL_NEIGHBOURS
     left = ((occ << 1) | (occ >> 5)) & 63  # bit d: flank d-1 occupied
     right = ((occ >> 1) | (occ << 5)) & 63  # bit d: flank d+1 occupied
     return ~occ & (left ^ right) & 63
@@ -269,7 +269,7 @@ def find_pinned(b, ws, root):
 @njit(cache=True)
 def _slide_one(b, ws, stamp, moves, n, p, src):
     """Queen and pillbug: one sliding step."""
-    m = _slides(b, src)
+    m = _slides(b, src, src)
     for d in range(6):
         if (m >> d) & 1:
             n = _add(ws, stamp, moves, n, p, _nb(src, d))
@@ -279,17 +279,17 @@ def _slide_one(b, ws, stamp, moves, n, p, src):
 @njit(cache=True)
 def _spider(b, ws, stamp, moves, n, p, src):
     """Exactly three sliding steps, never revisiting a cell (start included)."""
-    m1 = _slides(b, src)
+    m1 = _slides(b, src, src)
     for d1 in range(6):
         if not (m1 >> d1) & 1:
             continue
         c1 = _nb(src, d1)
-        m2 = _slides(b, c1)
+        m2 = _slides(b, c1, src)
         for d2 in range(6):
             c2 = _nb(c1, d2)
             if not (m2 >> d2) & 1 or c2 == src:
                 continue
-            m3 = _slides(b, c2)
+            m3 = _slides(b, c2, src)
             for d3 in range(6):
                 c3 = _nb(c2, d3)
                 if (m3 >> d3) & 1 and c3 != src and c3 != c1:
@@ -306,7 +306,7 @@ def _ant(b, ws, stamp, moves, n, p, src):
     while head < tail:
         c = ws[WS_QUEUE + head]
         head += 1
-        m = _slides(b, c)
+        m = _slides(b, c, src)
         for d in range(6):
             if (m >> d) & 1:
                 nc = _nb(c, d)
