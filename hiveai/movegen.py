@@ -451,15 +451,20 @@ def _placement_cells(b, ws, side):
         c = b[POS + p]
         if c < 0 or b[TOP + c] != p:
             continue
-        for d in range(6):
-            e = _nb(c, d)
-            if b[HEIGHT + e] != 0 or ws[WS_MARK + e] == stamp:
+        # Empty cells around c, in direction order, from its neighbour mask.
+        empty = ~b[NBR + c] & ALL_NEIGHBOURS
+        while empty != 0:
+            e = _nb(c, _LOWEST_BIT[empty])
+            empty &= empty - 1
+            if ws[WS_MARK + e] == stamp:
                 continue
             ws[WS_MARK + e] = stamp
             ok = True
-            for d2 in range(6):
-                q = b[TOP + _nb(e, d2)]
-                if q >= 0 and (q >= PIECES_PER_COLOUR) != (side == 1):
+            around = b[NBR + e] & ALL_NEIGHBOURS
+            while around != 0:
+                q = b[TOP + _nb(e, _LOWEST_BIT[around])]
+                around &= around - 1
+                if (q >= PIECES_PER_COLOUR) != (side == 1):
                     ok = False
                     break
             if ok:

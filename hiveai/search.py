@@ -46,7 +46,7 @@ from hiveai.borrow import borrow
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
 from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_from_env
 from hiveai.hex_grid import CELL_MASK, N_CELLS
-from hiveai.movegen import _DIR, MAX_MOVES, WS_MARK, _new_stamp, legal_moves, new_workspace
+from hiveai.movegen import _DIR, MAX_MOVES, PIECE_MASK, WS_MARK, _new_stamp, legal_moves, new_workspace
 from hiveai.notation import move_to_string
 from hiveai.position import (
     DRAW,
@@ -183,25 +183,28 @@ def _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
     hist = SD_HISTORY + side * _HISTORY_SIDE
     for i in range(start, end):
         mv = moves[i]
+        # Written without branches on the move's kind: the PASS and TT-move
+        # cases are overridden at the end, and a piece in hand (src < 0) reads
+        # a mark it then ignores. Masked indices skip numba's wrap-around code.
+        src = b[POS + ((mv >> MOVE_PIECE_SHIFT) & PIECE_MASK)]
+        on_board = src >= 0
+        src_mark = ws[WS_MARK + (src & CELL_MASK)]
+        dest_mark = ws[WS_MARK + (mv & CELL_MASK)]
+        key = sd[hist + mv]
+        # Attack: lands next to (or on) the enemy queen from elsewhere.
+        if dest_mark == theirs and not (on_board and src_mark == theirs):
+            key += ORDER_ATTACK
+        # Defence: takes a piece off a cell next to our queen.
+        if on_board and src != my_queen and src_mark == mine and dest_mark != mine:
+            key += ORDER_DEFEND
+        if mv == k1:
+            key += ORDER_KILLER1
+        elif mv == k2:
+            key += ORDER_KILLER2
         if mv == tt_move:
             key = ORDER_TT
         elif mv == PASS:
             key = 0
-        else:
-            piece = mv >> MOVE_PIECE_SHIFT
-            dest = mv & CELL_MASK
-            src = b[POS + piece]
-            key = sd[hist + mv]
-            # Attack: lands next to (or on) the enemy queen from elsewhere.
-            if ws[WS_MARK + dest] == theirs and (src < 0 or ws[WS_MARK + src] != theirs):
-                key += ORDER_ATTACK
-            # Defence: takes a piece off a cell next to our queen.
-            if src >= 0 and src != my_queen and ws[WS_MARK + src] == mine and ws[WS_MARK + dest] != mine:
-                key += ORDER_DEFEND
-            if mv == k1:
-                key += ORDER_KILLER1
-            elif mv == k2:
-                key += ORDER_KILLER2
         keys_[i] = -((key << 16) | mv)
 
 
