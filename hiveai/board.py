@@ -38,7 +38,7 @@ from hiveai.errors import GameOverError, GameStringError, HiveError, IllegalMove
 from hiveai.hex_grid import CELL_MASK
 from hiveai.movegen import MAX_MOVES, WS_PIN, find_pinned, legal_moves, new_workspace
 from hiveai.notation import (
-    _TURN_RE,
+    game_string_head,
     move_to_string,
     parse_game_type_string,
     parse_move_string,
@@ -189,14 +189,12 @@ class Board:
         those two fields (as Mzinga does). The caller decides what a
         disagreement is worth: the UHP server warns, the command line refuses.
         """
-        fields = [f.strip() for f in text.split(";")]
-        turn = _TURN_RE.match(fields[2]) if len(fields) >= 3 else None
-        if turn is None:
+        if ";" not in text:
             return None  # a GameTypeString: nothing declared
-        declared_ply = 2 * (int(turn.group(2)) - 1) + (turn.group(1).lower() == "black")
-        if fields[1].lower() == self.state.lower() and declared_ply == self.ply:
+        state, turn, declared_ply = game_string_head(text)
+        if state.lower() == self.state.lower() and declared_ply == self.ply:
             return None
-        return (f"The GameString says {fields[1]};{fields[2]}, but its move list "
+        return (f"The GameString says {state};{turn}, but its move list "
                 f"({plural(self.ply, 'move')}) gives {self.state};{self.turn_string}.")
 
     def copy(self) -> Board:

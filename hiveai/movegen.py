@@ -217,7 +217,7 @@ def find_pinned(b, ws, root):
         while m != 0:
             d = _LOWEST_BIT[m]
             m &= m - 1
-            nc = (c + _DIR[d]) & CELL_MASK
+            nc = _nb(c, d)
             disc = ws[WS_DISC + nc]
             if disc == 0:
                 # Tree edge: save this frame, scan the child.

@@ -144,30 +144,46 @@ def parse_game_type_string(text: str) -> int:
     return gt
 
 
-def split_game_string(text: str) -> tuple[int, list[str]]:
-    """Game type and move list of a GameString.
-
-    The state and turn fields must be well formed but are ignored, as Mzinga
-    does: the caller recomputes them by replaying the moves.
-    """
+def _game_string_fields(text: str) -> list[str]:
+    """The ``;``-separated fields of a GameString, with the state and turn checked."""
     fields = [f.strip() for f in text.strip().split(";")]
     if len(fields) < 3:
         raise GameStringError(
             f'Malformed GameString "{text.strip()}": expected GameType;State;Turn[;Move...].'
         )
-    gt = parse_game_type_string(fields[0])
     if fields[1].lower() not in (s.lower() for s in STATES):
         raise GameStringError(f'Malformed GameString: unknown game state "{fields[1]}".')
     if not _TURN_RE.match(fields[2]):
         raise GameStringError(f'Malformed GameString: bad turn "{fields[2]}" (expected e.g. White[1]).')
+    return fields
+
+
+def split_game_string(text: str) -> tuple[int, list[str]]:
+    """Game type and move list of a GameString.
+
+    The state and turn fields must be well formed but are ignored, as Mzinga
+    does: the caller recomputes them by replaying the moves (see
+    :func:`game_string_head` for what they declare).
+    """
+    fields = _game_string_fields(text)
+    gt = parse_game_type_string(fields[0])
     moves = fields[3:]
     if any(not m for m in moves):
         raise GameStringError("Malformed GameString: empty move (a trailing or doubled ';').")
     return gt, moves
 
 
+def game_string_head(text: str) -> tuple[str, str, int]:
+    """What a GameString declares: its state and turn fields as written, and
+    the ply the turn stands for (``White[1]`` is 0, ``Black[1]`` is 1)."""
+    fields = _game_string_fields(text)
+    turn = _TURN_RE.match(fields[2])
+    return fields[1], fields[2], 2 * (int(turn.group(2)) - 1) + (turn.group(1).lower() == "black")
+
+
 __all__ = [
     "STATES",
+    "game_string_head",
     "game_type_string",
     "move_to_string",
     "parse_game_type_string",
