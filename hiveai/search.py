@@ -44,7 +44,7 @@ from numba import njit
 from hiveai.board import Board
 from hiveai.borrow import borrow
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
-from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_from_env
+from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_for, weights_from_env
 from hiveai.hex_grid import CELL_MASK, N_CELLS
 from hiveai.movegen import _DIR, MAX_MOVES, PIECE_MASK, WS_MARK, _new_stamp, legal_moves, new_workspace
 from hiveai.notation import move_to_string
@@ -566,9 +566,11 @@ class Searcher:
     2
     """
 
-    def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | None = None) -> None:
-        """A searcher with a ``tt_mb`` MB table and evaluation ``weights``
-        (default: hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides)."""
+    def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | dict[str, np.ndarray] | None = None) -> None:
+        """A searcher with a ``tt_mb`` MB table and evaluation ``weights``: one array
+        for every game type, or arrays by game type as
+        :func:`hiveai.evaluate.read_weights_file` returns them (default:
+        hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides)."""
         self.tt_mb = tt_mb
         self.weights = weights_from_env() if weights is None else weights
         self.features = features_from_env()
@@ -644,7 +646,8 @@ class Searcher:
 
         def work() -> None:
             try:
-                self._iterate(board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state)
+                self._iterate(board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state,
+                              weights_for(self.weights, board.game_type_string))
             except BaseException as e:  # surfaced in the calling thread
                 state.error = e
             finally:
@@ -676,7 +679,7 @@ class Searcher:
             time.sleep(POLL_INTERVAL * 5)
         return self._result(board, state, fallback, start)
 
-    def _iterate(self, board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state) -> None:
+    def _iterate(self, board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state, weights) -> None:
         """Iterative deepening, in the worker thread."""
         ctl = self.ctl
         excl_all = np.zeros(multipv, dtype=np.int32)
@@ -692,7 +695,7 @@ class Searcher:
             lines: list[tuple[int, int, list[int]]] = []
             for k in range(multipv):
                 excl = np.ascontiguousarray(excl_all[:k])
-                score = int(_search_root(b, self._ws, self.weights, self._moves, self._order, self._sd, path,
+                score = int(_search_root(b, self._ws, weights, self._moves, self._order, self._sd, path,
                                          self._keys, self._data, ctl, excl, np.int64(depth),
                                          np.int64(hp), np.int64(irrev)))
                 if ctl[CTL_STOP]:

@@ -34,7 +34,7 @@ from typing import Callable, Iterable, TextIO
 
 from hiveai import ENGINE_NAME, __version__, timeman
 from hiveai.errors import GAME_OVER, GameOverError, HiveError
-from hiveai.options import Options
+from hiveai.options import BUILTIN_WEIGHTS, Options
 
 log = logging.getLogger("hiveai.uhp")
 
@@ -88,6 +88,8 @@ class UhpServer:
         self._preparing: threading.Thread | None = None  # that background thread, until joined
         self._clear_pending = False  # newgame: clear the table before the next search
         self._table_mb: int | None = None  # table size asked of the last (background) preparation
+        self._eval_weights = None  # weights by game type from EvalFile; None: built-in
+        self._eval_weights_builtin = None  # the built-in weights ($HIVEAI_WEIGHTS applied), once read
         self._command_start = time.monotonic()
         self._commands: dict[str, Callable[[list[str], str], Iterable[str]]] = {
             "info": self.cmd_info,
@@ -260,6 +262,8 @@ class UhpServer:
         try:
             if verb == "get" and len(args) == 2:
                 return [self.options.line(args[1])]
+            if verb == "set" and len(args) >= 3 and args[1].lower() == "evalfile":
+                return [self._set_eval_file(rest.split(None, 2)[2])]
             if verb == "set" and len(args) == 3:
                 line, note = self.options.set(args[1], args[2])
                 if note:
@@ -269,6 +273,23 @@ class UhpServer:
         except (KeyError, ValueError) as e:
             raise CommandError(e.args[0] if e.args else e) from None
         raise CommandError("Usage: options | options get Name | options set Name Value")
+
+    def _set_eval_file(self, path: str) -> str:
+        """``options set EvalFile PATH``: load the weights, or keep the current ones
+        and answer ``err`` naming the file and the problem. ``<built-in>`` restores
+        the built-in weights."""
+        from hiveai.evaluate import read_weights_file
+
+        path = path.strip()
+        if path.lower() == BUILTIN_WEIGHTS.lower():
+            self._eval_weights = None
+        else:
+            try:
+                self._eval_weights = read_weights_file(path)
+            except ValueError as e:
+                raise CommandError(f"EvalFile: {e}; the weights in use are unchanged.") from None
+        line, _ = self.options.set("EvalFile", BUILTIN_WEIGHTS if self._eval_weights is None else path)
+        return line
 
     def _apply_options(self) -> None:
         """Make option values take effect: the log level, and a table of a new size
@@ -376,6 +397,14 @@ class UhpServer:
         elif self._clear_pending:
             self._searcher.clear()
         self._clear_pending = False
+        if self._eval_weights is not None:
+            self._searcher.weights = self._eval_weights
+        else:
+            if self._eval_weights_builtin is None:
+                from hiveai.evaluate import weights_from_env
+
+                self._eval_weights_builtin = weights_from_env()
+            self._searcher.weights = self._eval_weights_builtin
         return self._searcher
 
     def _limits(self, args: list[str]) -> timeman.Limits:
