@@ -224,6 +224,9 @@ class UhpServer:
             log.warning("newgame: %s Playing the moves, as Mzinga does.", mismatch)
         self.board = board
         self._clear_pending = True  # a new game: nothing learnt carries over
+        # The game is answered once the search is ready, so that a timed bestmove
+        # sent right after it spends its whole budget searching.
+        self._searcher_ready()
         return [board.game_string()]
 
     def cmd_play(self, args: list[str], rest: str) -> Iterable[str]:
@@ -358,7 +361,7 @@ class UhpServer:
         asked-for table size exists: import numba and the search, load every
         kernel, touch the table's pages (:meth:`Searcher.warm`). Started right
         after the banner, so a ``bestmove`` arriving any time after ``newgame``
-        searches as deep as later ones; the first use waits for it to end."""
+        searches as deep as later ones; ``newgame`` and the first use wait for it to end."""
         size = self._table_mb = self.options["TranspositionTableSizeMB"]
         self._searcher_ready()
         if self._searcher is not None and self._searcher.tt_mb == size:
