@@ -118,7 +118,13 @@ SD_PVLEN = SD_PV + MAX_PLY * MAX_PLY
 # that dominates evaluate(). 2**15 entries (512 KB) stay in the L2 cache.
 EVAL_CACHE_BITS = 15
 SD_EVAL = SD_PVLEN + MAX_PLY
-SD_SIZE = SD_EVAL + 2 * (1 << EVAL_CACHE_BITS)
+# The move made at each ply of the current line, and the countermove table: by
+# side and the opponent's last move (PASS included), the quiet move that last
+# refuted it (Uiterwijk's countermove heuristic, as nokamute orders by).
+SD_PLY_MOVE = SD_EVAL + 2 * (1 << EVAL_CACHE_BITS)
+_COUNTER_SIDE = _HISTORY_SIDE + 1
+SD_COUNTER = SD_PLY_MOVE + MAX_PLY
+SD_SIZE = SD_COUNTER + 2 * _COUNTER_SIDE
 
 # Move ordering keys (bigger first). History is capped below the killers.
 ORDER_TT = 1 << 40
@@ -126,7 +132,8 @@ ORDER_ATTACK = 1 << 32  # lands next to (or on) the enemy queen, from elsewhere
 ORDER_DEFEND = 1 << 31  # takes a piece away from our own queen
 ORDER_KILLER1 = 1 << 30
 ORDER_KILLER2 = 1 << 29
-HISTORY_MAX = 1 << 28
+ORDER_COUNTER = 1 << 28  # the countermove: after the killers, before any history
+HISTORY_MAX = (1 << 28) - 1
 # Late move reductions (never at the root, so every root move and multipv
 # line gets a full-depth score): from this depth and this many moves
 # searched, quiet moves are searched one ply shallower first; two plies from LMR_DEEPER_MOVES
@@ -144,9 +151,9 @@ SEARCH_FEATURES = {"lmr": CTL_LMR, "extend": CTL_EXTEND}
 SEARCH_DEFAULTS = {"lmr": 0, "extend": 1}
 SEARCH_ENV = "HIVEAI_SEARCH"
 # Moves picked one by one (selection: TT, attacks, defences, killers and the
-# best by history). A node that has not cut off by then is usually an
-# all-node, where every move is searched and order matters little, so the
-# rest go in generation order: sorting them cost more than it saved.
+# best by history); a node that has not cut off by then sorts the rest once.
+# Leaving the rest in generation order (as before) cost 11 % more bench nodes,
+# 17 % in the Base+MLP mid-game: the history order still finds late cut-offs.
 SELECTION_PICKS = 6
 
 
@@ -180,6 +187,7 @@ def _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
     my_queen = b[POS + side * PIECES_PER_COLOUR]
     k1 = sd[SD_KILLERS + 2 * ply]
     k2 = sd[SD_KILLERS + 2 * ply + 1]
+    counter = sd[SD_COUNTER + side * _COUNTER_SIDE + sd[SD_PLY_MOVE + ply - 1]] if ply > 0 else -1
     hist = SD_HISTORY + side * _HISTORY_SIDE
     for i in range(start, end):
         mv = moves[i]
@@ -201,6 +209,8 @@ def _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
             key += ORDER_KILLER1
         elif mv == k2:
             key += ORDER_KILLER2
+        elif mv == counter:
+            key += ORDER_COUNTER
         if mv == tt_move:
             key = ORDER_TT
         elif mv == PASS:
@@ -390,6 +400,10 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                 t = keys_[i]
                 keys_[i] = keys_[j]
                 keys_[j] = t
+            elif i == start + SELECTION_PICKS:
+                # Still no cut-off: sort the rest once, by history (the
+                # keys are unique, so the order is the same as picking on).
+                keys_[i:end].sort()
             mv = (-keys_[i]) & 0xFFFF
             quiet = ((-keys_[i]) >> 16) < ORDER_KILLER2
             i += 1
@@ -404,6 +418,7 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                     continue
         placement = mv != PASS and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0
         token = do_move(b, mv)
+        sd[SD_PLY_MOVE + ply] = mv
         path[hp + 1] = b[HASH]
         child_irrev = hp + 1 if placement else irrev
         # A leaf child is scored here without a call; its score is exact
@@ -460,6 +475,8 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                             sd[SD_KILLERS + 2 * ply] = mv
                         h = SD_HISTORY + side * _HISTORY_SIDE + mv
                         sd[h] = min(sd[h] + depth * depth, HISTORY_MAX)
+                        if ply > 0:
+                            sd[SD_COUNTER + side * _COUNTER_SIDE + sd[SD_PLY_MOVE + ply - 1]] = mv
                     break
     if searched == 0:
         return -INFINITY  # every root move excluded (multipv asked for more lines than moves)
