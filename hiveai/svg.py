@@ -31,6 +31,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -58,6 +59,8 @@ GLYPH_SHARE = 0.78
 SVG_NS = "http://www.w3.org/2000/svg"
 # ids of the glyph symbols are this plus the bug letter (``hiveai-bug-Q``).
 GLYPH_ID = "hiveai-bug-"
+# ids of the pieces' drawings are this plus the piece name (``hiveai-piece-wQ``), plus a colour scheme's suffix.
+PIECE_ID = "hiveai-piece-"
 
 # Bug colours of the current boxed edition of Hive (and its expansions), by letter.
 # ``D``: the Critters variant's Dragonfly, for when hiveai.bug gains it.
@@ -175,15 +178,45 @@ GLYPHS = _glyphs()
 """SVG of each bug (by letter), head up in a -50..50 box; see :func:`glyph_defs`."""
 
 
-def glyph_defs(letters: Iterable[str] = GLYPHS) -> str:
-    """``<defs>`` holding a ``<symbol>`` per bug letter, which boards ``<use>``.
+def _scheme(colors: dict[str, str]) -> str:
+    """Suffix of the piece ids for a colour scheme: "" for the default one, else a short hash,
+    so boards in different colours can share one HTML page without their ids clashing."""
+    tiles = tuple(colors[k] for k in _TILE_KEYS)
+    if tiles == tuple(DEFAULT_COLORS[k] for k in _TILE_KEYS):
+        return ""
+    return "-" + hashlib.sha1(repr(tiles).encode()).hexdigest()[:6]
+
+
+_TILE_KEYS = ("white", "white_edge", "white_text", "black", "black_edge", "black_text")
+
+
+def glyph_defs(pieces: Iterable[int] = range(N_PIECES), colors: dict[str, str] | None = None) -> str:
+    """``<defs>``: a ``<symbol>`` per bug drawn, and a ``<g>`` per piece (tile, glyph, name) that boards ``<use>``.
 
     A page showing many boards puts this once in the document and draws its
-    boards with ``board(..., defs=False)``, so ids are unique in the page.
+    boards with ``board(..., defs=False)`` (and the same ``colors``), so ids
+    are unique in the page.
     """
+    colors = {**DEFAULT_COLORS, **(colors or {})}
+    pieces = list(pieces)
+    letters = sorted({_letter(p) for p in pieces})
     symbols = "".join(f'<symbol id="{GLYPH_ID}{k}" viewBox="-50 -50 100 100">{GLYPHS[k]}</symbol>'
                       for k in letters)
-    return f"<defs>{symbols}</defs>"
+    return f"<defs>{symbols}{''.join(_piece_def(p, colors) for p in pieces)}</defs>"
+
+
+def _piece_def(piece: int, colors: dict[str, str]) -> str:
+    """One piece centred on (0, 0): its tile in its side's colours, its bug's glyph and its short name."""
+    side = "white" if colour_of(piece) == 0 else "black"
+    name = PIECE_NAMES[piece]
+    size = HEX_W * GLYPH_SHARE
+    return (f'<g id="{PIECE_ID}{name}{_scheme(colors)}" stroke-width="1.5" stroke-linejoin="round" '
+            'font-family="sans-serif" font-size="9" text-anchor="middle">'
+            f'<path d="{_hex_path(0, 0, R - 1.2, _hex_steps(R - 1.2))}" fill="{colors[side]}" '
+            f'stroke="{colors[side + "_edge"]}"/>'
+            f'<use href="#{GLYPH_ID}{_letter(piece)}" x="{-size / 2:.1f}" y="{-size / 2 - 3:.1f}" '
+            f'width="{size:.1f}" height="{size:.1f}"/>'
+            f'<text x="{R * 0.42:.1f}" y="{R * 0.7:.1f}" fill="{colors[side + "_text"]}">{name[1:]}</text></g>')
 
 
 @dataclass(frozen=True)
@@ -218,7 +251,8 @@ def _hex_points(x: float, y: float, radius: float) -> str:
 def _hex_steps(radius: float) -> str:
     """Relative path steps round a hexagon from its first corner (short text for many cells)."""
     pts = [(radius * cx, radius * cy) for cx, cy in _HEX]
-    return "".join(f"l{bx - ax:.1f},{by - ay:.1f}" for (ax, ay), (bx, by) in zip(pts, pts[1:])) + "z"
+    steps = [(bx - ax, by - ay) for (ax, ay), (bx, by) in zip(pts, pts[1:-1])]  # "z" draws the last edge
+    return "".join(f"v{dy:.1f}" if abs(dx) < 0.05 else f"l{dx:.1f},{dy:.1f}" for dx, dy in steps) + "z"
 
 
 def _hex_path(x: float, y: float, radius: float, steps: str) -> str:
@@ -284,31 +318,19 @@ class _Layout:
         return x + self.dx, y + self.dy
 
 
-def _use(letter: str, x: float, y: float, size: float) -> str:
-    half = size / 2
-    return (f'<use href="#{GLYPH_ID}{letter}" x="{x - half:.1f}" y="{y - half:.1f}" '
-            f'width="{size:.1f}" height="{size:.1f}"/>')
-
-
 def _piece(piece: int, x: float, y: float, scale: float, colors: dict[str, str], title: str,
            height: int = 1, extra: str = "") -> str:
-    """One piece: tile, glyph, short name, the stack height badge, a tooltip."""
-    side = "white" if colour_of(piece) == 0 else "black"
-    radius = (R - 1.2) * scale
+    """One piece: its drawing from the defs, the stack height badge, a tooltip."""
     name = PIECE_NAMES[piece]
+    place = f'x="{x:.1f}" y="{y:.1f}"' if scale == 1 else f'transform="translate({x:.1f} {y:.1f}) scale({scale:g})"'
     out = [f'<g class="piece" data-piece="{name}" data-x="{x:.1f}" data-y="{y:.1f}"{extra}>',
            f"<title>{escape(title)}</title>",
-           f'<polygon points="{_hex_points(x, y, radius)}" fill="{colors[side]}" stroke="{colors[side + "_edge"]}" '
-           'stroke-width="1.5" stroke-linejoin="round"/>',
-           _use(_letter(piece), x, y - 3 * scale, HEX_W * GLYPH_SHARE * scale)]
-    if scale == 1:
-        out.append(f'<text x="{x + R * 0.42:.1f}" y="{y + R * 0.7:.1f}" font-size="9" font-family="sans-serif" '
-                   f'fill="{colors[side + "_text"]}" text-anchor="middle">{name[1:]}</text>')
+           f'<use href="#{PIECE_ID}{name}{_scheme(colors)}" {place}/>']
     if height > 1:
         bx, by = x + R * 0.55, y - R * 0.55
         out.append(_circle(round(bx, 1), round(by, 1), 8, colors["badge"], ' stroke="#fff" stroke-width="1.5"'))
         out.append(f'<text class="height" x="{bx:.1f}" y="{by + 3.5:.1f}" font-size="10" font-weight="bold" '
-                   f'font-family="sans-serif" fill="#fff" text-anchor="middle">{height}</text>')
+                   f'font-family="sans-serif" text-anchor="middle" fill="#fff">{height}</text>')
     out.append("</g>")
     return "".join(out)
 
@@ -379,8 +401,8 @@ def board(
     ``placements`` rings the empty cells where the side to move may place;
     ``coordinates`` names every empty cell next to the hive as a MoveString
     position (``wQ-``). ``hands``: draw the pieces in hand (Black above,
-    White below). ``colors`` overrides :data:`DEFAULT_COLORS` and
-    :data:`BUG_COLOURS` entries. ``defs=False`` leaves the glyph symbols out
+    White below). ``colors`` overrides :data:`DEFAULT_COLORS` entries
+    (the bugs keep their :data:`BUG_COLOURS`). ``defs=False`` leaves the glyph symbols out
     for pages that hold them once (:func:`glyph_defs`).
     """
     colors = {**DEFAULT_COLORS, **(colors or {})}
@@ -424,11 +446,17 @@ def board(
         out.append(_draw_arrow(board, layout, arrow, colors))
     width = layout.width if size is None else size
     height = layout.height * width / layout.width
-    used = sorted({_letter(p) for p in range(N_PIECES) if piece_in_game(p, board.game_type)}) if defs else ()
+    used = [p for p in range(N_PIECES) if piece_in_game(p, board.game_type)]
     return (f'<svg xmlns="{SVG_NS}" viewBox="0 0 {layout.width:.1f} {layout.height:.1f}" '
             f'width="{width:.0f}" height="{height:.0f}" class="hive-board" role="img">'
-            f"<title>{escape(board.game_string())}</title>"
-            + (glyph_defs(used) if defs else "") + "".join(out) + "</svg>")
+            f"<title>{escape(_board_title(board))}</title>"
+            + (glyph_defs(used, colors) if defs else "") + "".join(out) + "</svg>")
+
+
+def _board_title(board: Board) -> str:
+    """What the picture shows, in words: game type, ply, state and the last move."""
+    last = f", last move {board.move_history[-1]}" if board.ply else ""
+    return f"{board.game_type_string} after {board.ply} plies: {board.state}, {board.turn_string}{last}"
 
 
 def _empty_marks(board: Board, layout: _Layout, colors: dict[str, str], placements: bool,
