@@ -212,7 +212,7 @@ def _piece_def(piece: int, colors: dict[str, str]) -> str:
     size = HEX_W * GLYPH_SHARE
     return (f'<g id="{PIECE_ID}{name}{_scheme(colors)}" stroke-width="1.5" stroke-linejoin="round" '
             'font-family="sans-serif" font-size="9" text-anchor="middle">'
-            f'<path d="{_hex_path(0, 0, R - 1.2, _hex_steps(R - 1.2))}" fill="{colors[side]}" '
+            f'<path d="{_hex_path(0, 0, _TILE_RADIUS, _hex_steps(_TILE_RADIUS))}" fill="{colors[side]}" '
             f'stroke="{colors[side + "_edge"]}"/>'
             f'<use href="#{GLYPH_ID}{_letter(piece)}" x="{-size / 2:.1f}" y="{-size / 2 - 3:.1f}" '
             f'width="{size:.1f}" height="{size:.1f}"/>'
@@ -251,7 +251,7 @@ def _hex_points(x: float, y: float, radius: float) -> str:
 def _hex_steps(radius: float) -> str:
     """Relative path steps round a hexagon from its first corner (short text for many cells)."""
     pts = [(radius * cx, radius * cy) for cx, cy in _HEX]
-    steps = [(bx - ax, by - ay) for (ax, ay), (bx, by) in zip(pts, pts[1:-1])]  # "z" draws the last edge
+    steps = [(bx - ax, by - ay) for (ax, ay), (bx, by) in zip(pts, pts[1:])]  # five edges; "z" draws the sixth
     return "".join(f"v{dy:.1f}" if abs(dx) < 0.05 else f"l{dx:.1f},{dy:.1f}" for dx, dy in steps) + "z"
 
 
@@ -261,6 +261,7 @@ def _hex_path(x: float, y: float, radius: float, steps: str) -> str:
     return f"M{x + radius * cx:.1f},{y + radius * cy:.1f}{steps}"
 
 
+_TILE_RADIUS = R - 1.2  # a piece's tile, a hair smaller than its cell so neighbours' edges do not touch
 _RING_RADIUS = R - 1.5
 _RING_STEPS = _hex_steps(_RING_RADIUS)
 

@@ -245,3 +245,30 @@ def test_eval_graph_points_carry_their_scores():
     ys = {int(c.get("data-ply")): float(c.get("cy")) for c in points}
     assert ys[4] < ys[3] < ys[0] < ys[5] < ys[1]  # up is better for White; past the cap at the edge
     assert float(next(c for c in points if c.get("data-ply") == "4").get("cy")) >= 0
+
+
+def path_vertices(d: str) -> list[tuple[float, float]]:
+    """Corners of a path made of M, l, v and z commands (what the hexagons use)."""
+    points: list[tuple[float, float]] = []
+    for cmd, args in re.findall(r"([MlvzZ])([^MlvzZ]*)", d):
+        nums = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", args)]
+        if cmd == "M":
+            points.append((nums[0], nums[1]))
+        elif cmd == "l":
+            points.append((points[-1][0] + nums[0], points[-1][1] + nums[1]))
+        elif cmd == "v":
+            points.append((points[-1][0], points[-1][1] + nums[0]))
+    return points
+
+
+def test_tiles_and_empty_cells_are_regular_hexagons():
+    root = parse_svg(svg.board(Board.parse(MIDGAME)))
+    tile = next(g for g in root.iter(NS + "g") if g.get("id") == svg.PIECE_ID + "wQ").find(NS + "path")
+    corners = path_vertices(tile.get("d"))
+    assert len(corners) == 6
+    for (x, y), angle in zip(corners, range(-30, 330, 60)):  # pointy top: corners at -30, 30, ... degrees
+        assert (x, y) == pytest.approx(((svg.R - 1.2) * math.cos(math.radians(angle)),
+                                        (svg.R - 1.2) * math.sin(math.radians(angle))), abs=0.3)
+    ring = next(p for p in root.iter(NS + "path") if p.get("class") == "empty").get("d")
+    cells = ring.split("M")[1:]
+    assert cells and all(len(path_vertices("M" + c)) == 6 for c in cells)

@@ -256,8 +256,9 @@ def test_an_engine_that_cannot_start_stops_the_tournament_early(tmp_path):
 def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_path):
     out = tmp_path / "t"
     cfg = config(["a=" + fake(), "b=" + fake("--first")], games=2, max_plies=20)
-    records, _ = play(cfg, out)
-    assert len(records) == 2
+    records, screen = play(cfg, out)
+    assert len(records) == 2 and REPORT_FILE in screen
+    check_report(out, records)
     with pytest.raises(TournamentError, match="add --resume"):
         play(cfg, out)
     with pytest.raises(TournamentError, match="settings differ .*: games, openings"):
@@ -275,25 +276,22 @@ def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_pa
         play(cfg, out, resume=True)
 
 
-def test_report_links_every_game_to_its_replay_page(tmp_path):
+def check_report(out: Path, records: list[dict]) -> None:
+    """report.html: valid, the standings' figures, a link to every game's replay page and PGN; the replay
+    pages: valid, one position per ply, the last one the game's final position."""
     from html_check import check_html, parse_svg, svg_fragments
 
-    out = tmp_path / "t"
-    cfg = config(["a=" + fake(), "b=" + fake("--first")], games=2, max_plies=30)
-    records, screen = play(cfg, out)
-    assert "report.html" in screen
     report = (out / REPORT_FILE).read_text(encoding="utf-8")
     check_html(report)
-    standings = (out / STANDINGS_FILE).read_text()
-    for row in standings.splitlines()[2:4]:  # the standings rows, cell by cell
+    for row in (out / STANDINGS_FILE).read_text().splitlines()[2:4]:  # the standings rows, cell by cell
         cells = row.split()
         assert f"<td>{cells[1]}</td>" in report and f'<td class="num">{cells[6]}</td>' in report
-    assert "a vs b" in report and "Encounters" in report
+    assert "Encounters" in report and " vs " in report
     links = re.findall(r'<a href="([^"]+)">', report)
     assert sorted(links) == sorted([f"replays/{r['id']}.html" for r in records]
                                    + [pgn_path(Path(), r).as_posix() for r in records])
     for r in records:
-        assert (out / f"replays/{r['id']}.html").is_file() and pgn_path(out, r).is_file()
+        assert replay_path(out, r) == out / f"replays/{r['id']}.html" and pgn_path(out, r).is_file()
         page = replay_path(out, r).read_text(encoding="utf-8")
         check_html(page)
         assert page.count('<div class="pos"') == r["plies"] + 1
@@ -303,7 +301,7 @@ def test_report_links_every_game_to_its_replay_page(tmp_path):
                  if g.get("class") == "piece" and not g.get("data-hand")}
         b = Board.from_game_string(r["game_string"]).position_array
         assert drawn == {PIECE_NAMES[int(b[TOP + cell])] for cell in hive_coordinates(b)}  # the final position
-        assert f'href="../{REPORT_FILE}"' in page
+        assert f'href="../{REPORT_FILE}"' in page and f'href="../{pgn_path(Path(), r).as_posix()}"' in page
 
 
 def _cli(out: Path, *extra: str) -> subprocess.Popen:
