@@ -425,7 +425,8 @@ def book_stats(book_dir: str | None) -> None:
               help="Play each game as a Ray task: `ray` starts a local Ray instance, `ray:ADDRESS` "
                    "(e.g. ray:auto) joins a running cluster. Needs pip install 'hiveai[cluster]'.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="tournament", show_default=True,
-              metavar="DIR", help="Directory for games.jsonl, pgn/, logs/ and standings.txt.")
+              metavar="DIR", help="Directory for games.jsonl, pgn/, logs/, standings.txt, report.html "
+                                  "and replays/.")
 @click.option("--resume", is_flag=True, help="Continue the tournament in --out with the same arguments.")
 @click.option("--sprt", metavar="ELO0 ELO1 [ALPHA BETA]",
               help="Sequential probability ratio test (two engines; logistic Elo of the first engine, "
