@@ -376,8 +376,8 @@ def summary_dict(s: GameSummary) -> dict:
     return {"type": "summary", **sides, "final_state": s.final_state, "recorded_result": s.recorded_result}
 
 
-def summary_lines(s: GameSummary) -> list[str]:
-    """Text form of the summary: a White/Black table and how the game ended."""
+def summary_rows(s: GameSummary) -> list[tuple[str, str, str]]:
+    """The summary table as (label, White's figure, Black's figure) rows."""
     rows = [
         ("moves", lambda x: f"{x.moves}"),
         ("engine's move played", lambda x: f"{x.engine_moves}"),
@@ -386,13 +386,59 @@ def summary_lines(s: GameSummary) -> list[str]:
         (f"blunders ({BLUNDER_MARK}, loss >= {BLUNDER_LOSS})", lambda x: f"{x.blunders}"),
         ("average loss", lambda x: f"{x.average_loss / 100:.2f}"),
     ]
-    out = [f"{'summary':<28}{'White':>8}{'Black':>8}"]
-    out += [f"  {label:<26}{fmt(s.white):>8}{fmt(s.black):>8}" for label, fmt in rows]
+    return [(label, fmt(s.white), fmt(s.black)) for label, fmt in rows]
+
+
+def summary_ending(s: GameSummary) -> str:
+    """How the game ended: the final position's state, and the recorded result if it differs."""
     ending = f"final position: {s.final_state}"
     if s.recorded_result != s.final_state:
         ending += f"; recorded result: {s.recorded_result}"
-    out.append(ending)
+    return ending
+
+
+def summary_lines(s: GameSummary) -> list[str]:
+    """Text form of the summary: a White/Black table and how the game ended."""
+    out = [f"{'summary':<28}{'White':>8}{'Black':>8}"]
+    out += [f"  {label:<26}{white:>8}{black:>8}" for label, white, black in summary_rows(s)]
+    out.append(summary_ending(s))
     return out
+
+
+def white_scores(reviews: list[MoveReview]) -> list[int | None]:
+    """The game's evaluation from White's view: the start, then the score after each move.
+
+    Entry 0 is the first review's ``before`` (White moves first), entry i the
+    ``after`` of move i turned to White's view; a move that ended the game
+    scores ``±SCORE_CAP`` (0 for a draw). None where a search gave no score.
+    """
+    if not reviews:
+        return []
+    out: list[int | None] = [reviews[0].before]
+    for r in reviews:
+        if r.state_after in FINISHED:
+            score: int | None = _final_score(r.state_after, r.colour)
+        else:
+            score = r.after
+        out.append(None if score is None else score if r.colour == "White" else -score)
+    return out
+
+
+def limit_text(depth: int | None, time: float | None) -> str:
+    """The search limit per position, as the review's header states it (``depth 3``)."""
+    if depth is None and time is None:
+        depth = DEFAULT_GAME_DEPTH
+    return " or ".join(x for x in (depth and f"depth {depth}", time and f"{time:g} s") if x)
+
+
+@dataclass
+class GameReview:
+    """A reviewed game: the record, one :class:`MoveReview` per move, the totals and the limits used."""
+
+    record: GameRecord
+    reviews: list[MoveReview]
+    summary: GameSummary
+    limit: str  # the search limit per position, e.g. "depth 3"
 
 
 def analyse_game(
@@ -403,18 +449,19 @@ def analyse_game(
     time: float | None = None,
     as_json: bool = False,
     name: str = "",
-) -> GameSummary:
+) -> GameReview:
     """Review every move of ``record`` and report through ``emit``, line by line.
 
     Text: a title, one line per move as it is searched (see
     :func:`review_line`: ``=`` in the best column means the engine agrees),
     then the summary. JSON: one ``move`` object per move, then a ``summary``.
+    Returns the whole review (for :func:`hiveai.pages.review_page`).
     """
+    limit = limit_text(depth, time)
     if depth is None and time is None:
         depth = DEFAULT_GAME_DEPTH
     if not as_json:
         players = " - ".join(record.tags.get(t) or "?" for t in ("White", "Black"))
-        limit = " or ".join(x for x in (depth and f"depth {depth}", time and f"{time:g} s") if x)
         moves = plural(len(record.moves), "move")
         emit(f"{name or 'game'}: {record.game_type}, {players}, {moves}, result {record.result}")
         emit(f"{limit} per position; scores for the side that moved")
@@ -430,7 +477,7 @@ def analyse_game(
         emit("")
         for line in summary_lines(summary):
             emit(line)
-    return summary
+    return GameReview(record, reviews, summary, limit)
 
 
 __all__ = [
@@ -438,6 +485,7 @@ __all__ = [
     "DEFAULT_GAME_DEPTH",
     "MISTAKE_LOSS",
     "SCORE_CAP",
+    "GameReview",
     "GameSummary",
     "MoveReview",
     "SideSummary",
@@ -446,4 +494,6 @@ __all__ = [
     "book_lookup",
     "review_game",
     "summarise",
+    "summary_rows",
+    "white_scores",
 ]

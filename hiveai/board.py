@@ -278,6 +278,12 @@ class Board:
     def __repr__(self) -> str:
         return f"Board({self.game_string()!r})"
 
+    def _repr_svg_(self) -> str:
+        """The picture Jupyter shows for a board: :func:`hiveai.svg.board` with its defaults."""
+        from hiveai.svg import board
+
+        return board(self)
+
     # --- moves ----------------------------------------------------------
 
     @property

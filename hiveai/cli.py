@@ -163,8 +163,12 @@ def bench(depth_offset: int, tt_mb: int | None, as_json: bool) -> None:
               help="Review every move of a game record (PGN or GameString file).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of text.")
 @click.option("--color/--no-color", default=None, help="ANSI colour in the picture [default: if stdout is a terminal].")
+@click.option("--svg", "svg_file", metavar="FILE",
+              help="Also write the position as an SVG picture, the best move as an arrow.")
+@click.option("--html", "html_file", metavar="FILE",
+              help="With --game: also write the review as one HTML page (graph, moves, diagrams).")
 def analyse(game: str | None, depth: int | None, seconds: float | None, multipv: int, game_file: str | None,
-            as_json: bool, color: bool | None) -> None:
+            as_json: bool, color: bool | None, svg_file: str | None, html_file: str | None) -> None:
     """Analyse a position, or every move of a game.
 
     The position is a GameString or a GameTypeString (default Base, the empty
@@ -176,7 +180,9 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
     move, in hundredths: +1.00 is about one more cell filled around the enemy
     queen than around ours. With both --depth and --time the search stops at
     whichever comes first; with neither, a position gets the search's default
-    depth and a game review depth 3.
+    depth and a game review depth 3. --svg FILE writes the position's picture
+    (best move as an arrow); --html FILE with --game writes a review page
+    with an evaluation graph and a diagram of every mistake.
     """
     import os
     from pathlib import Path
@@ -196,14 +202,53 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
             raise click.UsageError("Give either a position or --game FILE, not both.")
         if multipv != 1:
             raise click.UsageError("--multipv applies to one position, not to --game.")
+        if svg_file is not None:
+            raise click.UsageError("--svg draws one position; with --game use --html.")
+        html_path = _output_path(html_file, "--html")
         try:
             record = read_game(Path(game_file))
         except (HiveError, OSError) as e:
             raise click.BadParameter(str(e), param_hint="--game") from None
-        analyse_game(record, emit, depth=depth, time=seconds, as_json=as_json, name=game_file)
+        review = analyse_game(record, emit, depth=depth, time=seconds, as_json=as_json, name=game_file)
+        if html_path is not None:
+            from hiveai.pages import review_page
+
+            _write_output(html_path, review_page(review, name=Path(game_file).name), "--html")
         return
+    if html_file is not None:
+        raise click.UsageError("--html writes a game review: give --game FILE.")
+    svg_path = _output_path(svg_file, "--svg")
     board = _board(game or "Base", "GAME")
-    analyse_position(board, emit, depth=depth, time=seconds, multipv=multipv, as_json=as_json, color=color)
+    result = analyse_position(board, emit, depth=depth, time=seconds, multipv=multipv, as_json=as_json,
+                              color=color)
+    if svg_path is not None:
+        from hiveai.svg import board as board_svg
+
+        arrows = [result.move_string] if result is not None and result.move_string else []
+        _write_output(svg_path, board_svg(board, arrows=arrows), "--svg")
+
+
+def _output_path(text: str | None, hint: str):
+    """The file an option names for writing, checked before any search starts (None if not given)."""
+    if text is None:
+        return None
+    from pathlib import Path
+
+    path = Path(text)
+    if path.is_dir():
+        raise click.BadParameter(f"{text} is a directory, not a file", param_hint=hint)
+    if not path.parent.is_dir():
+        raise click.BadParameter(f"cannot write {text}: there is no directory {path.parent}", param_hint=hint)
+    return path
+
+
+def _write_output(path, text: str, hint: str) -> None:
+    """Write a result file, or stop with a message naming it."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise click.ClickException(f"{hint}: cannot write {path}: {e.strerror or e}") from None
+    click.echo(f"wrote {path}", err=True)
 
 
 @main.group()
@@ -380,7 +425,8 @@ def book_stats(book_dir: str | None) -> None:
               help="Play each game as a Ray task: `ray` starts a local Ray instance, `ray:ADDRESS` "
                    "(e.g. ray:auto) joins a running cluster. Needs pip install 'hiveai[cluster]'.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="tournament", show_default=True,
-              metavar="DIR", help="Directory for games.jsonl, pgn/, logs/ and standings.txt.")
+              metavar="DIR", help="Directory for games.jsonl, pgn/, logs/, standings.txt, report.html "
+                                  "and replays/.")
 @click.option("--resume", is_flag=True, help="Continue the tournament in --out with the same arguments.")
 @click.option("--sprt", metavar="ELO0 ELO1 [ALPHA BETA]",
               help="Sequential probability ratio test (two engines; logistic Elo of the first engine, "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -22,10 +23,14 @@ import click
 import pytest
 
 from hiveai.board import Board
+from hiveai.bug import PIECE_NAMES
+from hiveai.position import TOP
+from hiveai.render import hive_coordinates
 from hiveai.gamerecord import read_game
 from hiveai.tournament import referee
 from hiveai.tournament.backend import make_backend
 from hiveai.tournament.cli_args import TournamentCommand, parse_sprt
+from hiveai.tournament.report import REPORT_FILE, replay_path
 from hiveai.tournament.runner import GAMES_FILE, STANDINGS_FILE, TournamentError, pgn_path, run
 from hiveai.tournament.schedule import (
     build_config,
@@ -251,8 +256,9 @@ def test_an_engine_that_cannot_start_stops_the_tournament_early(tmp_path):
 def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_path):
     out = tmp_path / "t"
     cfg = config(["a=" + fake(), "b=" + fake("--first")], games=2, max_plies=20)
-    records, _ = play(cfg, out)
-    assert len(records) == 2
+    records, screen = play(cfg, out)
+    assert len(records) == 2 and REPORT_FILE in screen
+    check_report(out, records)
     with pytest.raises(TournamentError, match="add --resume"):
         play(cfg, out)
     with pytest.raises(TournamentError, match="settings differ .*: games, openings"):
@@ -268,6 +274,34 @@ def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_pa
     path.write_text("not json\n" + path.read_text())
     with pytest.raises(TournamentError, match=rf"{GAMES_FILE}:1: not a game of this tournament"):
         play(cfg, out, resume=True)
+
+
+def check_report(out: Path, records: list[dict]) -> None:
+    """report.html: valid, the standings' figures, a link to every game's replay page and PGN; the replay
+    pages: valid, one position per ply, the last one the game's final position."""
+    from html_check import check_html, parse_svg, svg_fragments
+
+    report = (out / REPORT_FILE).read_text(encoding="utf-8")
+    check_html(report)
+    for row in (out / STANDINGS_FILE).read_text().splitlines()[2:4]:  # the standings rows, cell by cell
+        cells = row.split()
+        assert f"<td>{cells[1]}</td>" in report and f'<td class="num">{cells[6]}</td>' in report
+    assert "Encounters" in report and " vs " in report
+    links = re.findall(r'<a href="([^"]+)">', report)
+    assert sorted(links) == sorted([f"replays/{r['id']}.html" for r in records]
+                                   + [pgn_path(Path(), r).as_posix() for r in records])
+    for r in records:
+        assert replay_path(out, r) == out / f"replays/{r['id']}.html" and pgn_path(out, r).is_file()
+        page = replay_path(out, r).read_text(encoding="utf-8")
+        check_html(page)
+        assert page.count('<div class="pos"') == r["plies"] + 1
+        assert len(re.findall(r"<li data-ply=", page)) == r["plies"]
+        final = [f for f in svg_fragments(page) if "hive-board" in f][-1]
+        drawn = {g.get("data-piece") for g in parse_svg(final).iter("{http://www.w3.org/2000/svg}g")
+                 if g.get("class") == "piece" and not g.get("data-hand")}
+        b = Board.from_game_string(r["game_string"]).position_array
+        assert drawn == {PIECE_NAMES[int(b[TOP + cell])] for cell in hive_coordinates(b)}  # the final position
+        assert f'href="../{REPORT_FILE}"' in page and f'href="../{pgn_path(Path(), r).as_posix()}"' in page
 
 
 def _cli(out: Path, *extra: str) -> subprocess.Popen:
@@ -308,6 +342,9 @@ def test_killed_and_resumed_equals_uninterrupted(tmp_path):
     whole_records = [json.loads(x) for x in (whole / GAMES_FILE).read_text().splitlines()]
     assert essence(killed_records) == essence(whole_records)
     assert (killed / STANDINGS_FILE).read_text() == (whole / STANDINGS_FILE).read_text()
+    assert (killed / REPORT_FILE).read_text() == (whole / REPORT_FILE).read_text()
+    for r in whole_records:  # the replay pages too, the ones written on resume included
+        assert replay_path(killed, r).read_text() == replay_path(whole, r).read_text()
     assert "Standings after 12 of 12 games" in full_out
     check_saved_games(killed, killed_records)
 

@@ -11,6 +11,8 @@ Files in the output directory (``--out``):
   (MzingaViewer opens it), written just before the line above.
 * ``logs/<id>.log`` -- the engines' chatter: every command, reply and stderr line.
 * ``standings.txt`` -- the standings so far, replaced after every game.
+* ``report.html`` -- the same as a web page, each game linked to its replay
+  page ``replays/<id>.html`` (:mod:`hiveai.tournament.report`).
 
 Killing the run at any moment loses no finished game. A resumed run skips
 the ids already in ``games.jsonl`` (a last line cut short by the kill is
@@ -42,6 +44,7 @@ from hiveai.tournament.referee import (
     play_game,
     probe,
 )
+from hiveai.tournament.report import REPLAY_DIR, REPORT_FILE, replay_html, replay_path, report_html
 from hiveai.tournament.schedule import ScheduledGame, TournamentConfig
 from hiveai.tournament.standings import progress_line, sprt_state, standings_text
 from hiveai.tournament.stats import Sprt
@@ -166,6 +169,7 @@ def _prepare(config: TournamentConfig, out: Path, resume: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / PGN_DIR).mkdir(exist_ok=True)
     (out / LOG_DIR).mkdir(exist_ok=True)
+    (out / REPLAY_DIR).mkdir(exist_ok=True)
     saved_path = out / CONFIG_FILE
     if saved_path.exists():
         if not resume:
@@ -235,6 +239,8 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
     for r in records:  # a kill between a PGN and its line: write what is missing
         if not pgn_path(out, r).exists():
             _replace(pgn_path(out, r), game_record(r, config).to_pgn())
+        if not replay_path(out, r).exists():
+            _replace(replay_path(out, r), replay_html(r, config.game_type))
     done = {r["id"] for r in records}
     todo = [g for g in schedule if g.id not in done]
     sprt = Sprt(*config.sprt) if config.sprt else None
@@ -247,7 +253,7 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
     for e in config.engines:
         opts = "".join(f" {k}={v}" for k, v in e.options)
         screen.say(f"  {e.name}: {' '.join(e.command)}  [bestmove {e.go}]{opts}")
-    screen.say(f"Records in {out}/ ({GAMES_FILE}, {PGN_DIR}/, {LOG_DIR}/, {STANDINGS_FILE})")
+    screen.say(f"Records in {out}/ ({GAMES_FILE}, {PGN_DIR}/, {LOG_DIR}/, {STANDINGS_FILE}, {REPORT_FILE})")
     if records:
         screen.say(f"Resuming: {len(records)} of {total} games already played")
 
@@ -276,9 +282,11 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
                 log = record.pop("log", "")
                 (out / LOG_DIR / f"{record['id']}.log").write_text(log, encoding="utf-8")
                 _replace(pgn_path(out, record), game_record(record, config).to_pgn())
+                _replace(replay_path(out, record), replay_html(record, config.game_type))
                 append_record(games_path, record)
                 records.append(record)
                 _replace(out / STANDINGS_FILE, standings_text(records, names, total, sprt))
+                _replace(out / REPORT_FILE, report_html(records, config, total, sprt))
                 screen.progress(progress_line(records, names, total, sprt))
             screen.say(f"{plural(len(records), 'game')} recorded; this run took {time.monotonic() - start:.1f} s")
         except KeyboardInterrupt:
@@ -291,6 +299,7 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
             close_all()
     text = standings_text(records, names, total, sprt)
     _replace(out / STANDINGS_FILE, text)
+    _replace(out / REPORT_FILE, report_html(records, config, total, sprt))
     screen.say()
     screen.say(text.rstrip("\n"))
     return records
