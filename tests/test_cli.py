@@ -69,7 +69,8 @@ def _listing(output: str) -> dict[str, str]:
             name = m.group(1)
             entries[name] = m.group(2)
         elif line.strip() and name:
-            entries[name] += " " + line.strip()  # a wrapped summary
+            # a wrapped summary (click's wrapper may break after a hyphen, as in "self-play")
+            entries[name] += ("" if entries[name].endswith("-") else " ") + line.strip()
     return entries
 
 

@@ -248,7 +248,8 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
             if cluster is None:
                 failures = check_engines(config, screen.say)
                 if failures:
-                    raise TournamentError("\n".join(failures) + "\nNo game was played.")
+                    raise TournamentError("\n".join(failures) + ("\nNo game was played in this run." if records
+                                                                  else "\nNo game was played."))
             _save(config, out, new)
             rules = Rules(config.max_plies, config.repetition, config.time_tolerance, config.time_tolerance_ms,
                           config.hang_timeout, fresh_engines=config.restart or cluster is not None)
