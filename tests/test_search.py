@@ -259,7 +259,7 @@ def test_time_budget_is_spent_up_to_the_soft_deadline():
     searcher.search(board, depth_limits(1, StopFlag()))  # kernels loaded
     result = searcher.search(board, time_limits(0.4, StopFlag(), usage=0.9))
     assert result.seconds >= 0.9 * 0.4
-    assert result.move in board.legal_move_ints() and result.depth >= 1
+    assert result.move in board.legal_moves and result.depth >= 1
 
 
 def test_an_unfinished_iteration_keeps_a_better_root_move():
@@ -274,7 +274,7 @@ def test_an_unfinished_iteration_keeps_a_better_root_move():
     timer.start()
     result = Searcher(tt_mb=4).search(board, infinite_limits(stop))
     assert result.move in full and result.depth >= 1
-    assert result.pv[0] == result.move_string
+    assert result.pv[0] == result.move and str(result.pv[0]) == result.move_string
 
 
 def test_warm_leaves_an_empty_resident_table():
