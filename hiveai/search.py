@@ -41,7 +41,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from hiveai.board import Board
+from hiveai.board import Board, Move
 from hiveai.borrow import borrow
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
 from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_for, weights_from_env
@@ -524,10 +524,14 @@ def format_score(score: int | None) -> str:
 class Line:
     """One principal variation: a root move, its score and the line it leads to."""
 
-    move: int
-    move_string: str
+    move: Move
     score: int
-    pv: list[str]
+    pv: list[Move]  # from the searched position; pv[0] is move
+
+    @property
+    def move_string(self) -> str:
+        """The move's canonical MoveString (``str(move)``)."""
+        return str(self.move)
 
 
 @dataclass
@@ -540,25 +544,35 @@ class SearchInfo:
     nodes: int
     seconds: float
     nps: float
-    pv: list[str]
+    pv: list[Move]  # from the searched position
     tt_hits: int = 0
     tt_probes: int = 0
 
 
 @dataclass
 class SearchResult:
-    """What a search found: the move to play and how it got there."""
+    """What a search found: the move to play and how it got there.
 
-    move: int
-    move_string: str
+    >>> from hiveai import Board
+    >>> result = search(Board("Base"), depth=2)
+    >>> result.move in Board("Base").legal_moves, result.pv[0] == result.move
+    (True, True)
+    """
+
+    move: Move
     score: int | None  # side to move's view; None when nothing was searched
     depth: int  # last completed iteration (0: no search, the fallback move)
     nodes: int
     seconds: float
-    pv: list[str] = field(default_factory=list)
+    pv: list[Move] = field(default_factory=list)  # from the searched position; pv[0] is move
     lines: list[Line] = field(default_factory=list)  # multipv, best first
     tt_hits: int = 0
     tt_probes: int = 0
+
+    @property
+    def move_string(self) -> str:
+        """The move's canonical MoveString (``str(move)``), what UHP's ``bestmove`` answers."""
+        return str(self.move)
 
     @property
     def nps(self) -> float:
@@ -632,8 +646,8 @@ class Searcher:
         legal = board.legal_move_ints()
         if not legal:
             raise ValueError("the game is over: there is no move to search")
-        fallback = SearchResult(legal[0], board.move_to_string(legal[0]), None, 0, 0, 0.0,
-                                [board.move_to_string(legal[0])])
+        first = board.legal_moves[0]
+        fallback = SearchResult(first, None, 0, 0, 0.0, [first])
         if limits.depth == 0 or limits.out_of_time():
             return fallback
         max_depth = MAX_PLY - 2 if limits.depth is None else min(limits.depth, MAX_PLY - 2)
@@ -727,7 +741,7 @@ class Searcher:
                 elapsed = time.monotonic() - start
                 infos.put(SearchInfo(depth, k + 1, score, int(ctl[CTL_NODES]), elapsed,
                                      float(ctl[CTL_NODES] / elapsed) if elapsed > 0 else 0.0,
-                                     _pv_strings(board, pv), int(ctl[CTL_TT_HITS]),
+                                     _pv_moves(board, pv), int(ctl[CTL_TT_HITS]),
                                      int(ctl[CTL_TT_PROBES])))
             if ctl[CTL_STOP] or len(lines) < multipv:
                 break
@@ -741,19 +755,22 @@ class Searcher:
         ctl = self.ctl
         seconds = time.monotonic() - start
         nodes, hits, probes = int(ctl[CTL_NODES]), int(ctl[CTL_TT_HITS]), int(ctl[CTL_TT_PROBES])
-        lines = [Line(m, board.move_to_string(m), s, _pv_strings(board, pv)) for m, s, pv in state.lines]
-        if state.partial is not None and (not lines or state.partial[0] != lines[0].move):
+        lines = []
+        for _, s, pv in state.lines:
+            moves = _pv_moves(board, pv)
+            lines.append(Line(moves[0], s, moves))
+        if state.partial is not None and (not lines or state.partial[0] != lines[0].move.code):
             # The unfinished iteration fully searched a move that beat the old best.
-            mv, score = state.partial
-            pv = [board.move_to_string(mv)]
-            return SearchResult(mv, pv[0], score, state.depth, nodes, seconds, pv,
-                                [Line(mv, pv[0], score, pv)] + [x for x in lines if x.move != mv],
+            code, score = state.partial
+            mv = Move(code, board.move_to_string(code))
+            return SearchResult(mv, score, state.depth, nodes, seconds, [mv],
+                                [Line(mv, score, [mv])] + [x for x in lines if x.move != mv],
                                 hits, probes)
         if not lines:
             fallback.nodes, fallback.seconds = nodes, seconds
             return fallback
         best = lines[0]
-        return SearchResult(best.move, best.move_string, best.score, state.depth, nodes, seconds,
+        return SearchResult(best.move, best.score, state.depth, nodes, seconds,
                             best.pv, lines, hits, probes)
 
 
@@ -803,12 +820,13 @@ def _last_placement_index(board: Board) -> int:
     return 0
 
 
-def _pv_strings(board: Board, pv: list[int]) -> list[str]:
-    """MoveStrings of a line of moves played from ``board``."""
+def _pv_moves(board: Board, pv: list[int]) -> list[Move]:
+    """A line of move ints played from ``board`` as :class:`Move` values, each
+    named as MoveStrings name it in the position it is played in."""
     b = board.position_array.copy()
     out = []
     for mv in pv:
-        out.append(move_to_string(b, mv))
+        out.append(Move(mv, move_to_string(b, mv)))
         do_move(b, mv)
     return out
 

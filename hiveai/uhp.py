@@ -325,7 +325,7 @@ class UhpServer:
             book = self._book_move(board, limits)
             if book is not None:
                 log.info("bestmove %s from the book", book)
-                return [book]
+                return [str(book)]
             searcher = self._get_searcher()  # imports numba; the banner is long gone
             report = self._report if self.options["ReportIntermediateBestMoves"] else None
             result = searcher.search(board, limits, on_iteration=report)
@@ -335,7 +335,7 @@ class UhpServer:
                  result.score, result.depth, result.nodes, time.monotonic() - self._command_start)
         return [result.move_string]
 
-    def _book_move(self, board, limits: timeman.Limits) -> str | None:
+    def _book_move(self, board, limits: timeman.Limits):
         """The book's move for ``board`` when the book is on, else None.
 
         Not for a bare ``bestmove`` (analysis: the client wants the search) nor
@@ -352,9 +352,10 @@ class UhpServer:
             return None
 
     def _report(self, info) -> None:
-        """Mzinga's intermediate line: ``move;depth;score;pv...`` (uhp.md 5.1)."""
+        """Mzinga's intermediate line: ``move;depth;score;pv...`` (ReportIntermediateBestMoves)."""
         if info.multipv == 1 and info.pv:
-            self.emit(";".join([info.pv[0], str(info.depth), str(info.score), *info.pv]))
+            pv = [str(m) for m in info.pv]
+            self.emit(";".join([pv[0], str(info.depth), str(info.score), *pv]))
 
     def _prepare_searcher(self) -> None:
         """Start making the searcher in a background thread, unless one of the

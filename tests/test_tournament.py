@@ -250,6 +250,67 @@ def test_an_engine_that_cannot_start_stops_the_tournament_early(tmp_path):
         play(cfg, tmp_path / "t")
 
 
+# --- the check before the games ----------------------------------------------------
+
+WHOLE_SECONDS = "00:00:00.3000000"  # what --time 0.3 sends
+
+
+def _nothing_written(out: Path) -> bool:
+    return not any((out / name).exists() for name in (STANDINGS_FILE, GAMES_FILE, "tournament.json"))
+
+
+def test_an_engine_that_rejects_fractional_times_stops_the_tournament_before_any_game(tmp_path):
+    cfg = config(["a=" + fake(), "nk=" + fake("--whole-seconds")], time=0.3, depth=None)
+    out = tmp_path / "t"
+    with pytest.raises(TournamentError) as caught:
+        play(cfg, out)
+    message = str(caught.value)
+    assert f"engine nk ({fake('--whole-seconds')}) rejects its set-up: 'bestmove time {WHOLE_SECONDS}' " \
+           f"answered 'err UnrecognizedCommand(\"time {WHOLE_SECONDS}\")'" in message
+    assert "accept whole seconds only" in message and "--time 1" in message and '--go nk:"depth N"' in message
+    assert "engine a" not in message and "No game was played." in message
+    assert _nothing_written(out)
+    # Nothing of the failed set-up is left behind: the same --out takes the fixed command.
+    records, _ = play(config(["a=" + fake(), "nk=" + fake("--whole-seconds")], go=["nk:depth 1", "a:depth 1"]), out)
+    assert len(records) == 2 and all(r["forfeit"] is None for r in records)
+
+
+def test_an_engine_that_rejects_an_option_stops_the_tournament_before_any_game(tmp_path):
+    cfg = config(["a=" + fake(), "picky=" + fake("--no-options")], options=["picky:Style=sharp"])
+    out = tmp_path / "t"
+    with pytest.raises(TournamentError, match=r"engine picky \(.*\) rejects its set-up: 'options set Style sharp' "
+                                              r"answered 'err Unknown option Style'\. .*--option picky:Style="):
+        play(cfg, out)
+    assert _nothing_written(out)
+
+
+def test_a_first_game_lost_to_the_set_up_stops_the_tournament(tmp_path, monkeypatch):
+    """Without the check before the games (as on a Ray cluster, whose engines are not
+    started beforehand), the first game lost to a rejected limit stops the run unrecorded."""
+    from hiveai.tournament import runner
+
+    monkeypatch.setattr(runner, "check_engines", lambda config, say: [])
+    cfg = config(["a=" + fake(), "nk=" + fake("--whole-seconds")], go=["nk:time 00:00:00.5"], games=4)
+    out = tmp_path / "t"
+    with pytest.raises(TournamentError) as caught:
+        play(cfg, out)
+    message = str(caught.value)
+    assert "engine nk" in message and "'bestmove time 00:00:00.5' answered 'err UnrecognizedCommand" in message
+    assert '--go nk:"depth N"' in message and "it is not recorded" in message
+    assert not (out / STANDINGS_FILE).exists() and not (out / GAMES_FILE).exists()
+
+
+def test_the_tournament_command_exits_non_zero_naming_the_rejected_command(tmp_path):
+    out = tmp_path / "t"
+    result = subprocess.run(
+        [sys.executable, "-m", "hiveai", "tournament", "--engine", "a=" + fake(), "--engine",
+         "nk=" + fake("--whole-seconds"), "--time", "0.3", "--game-type", "Base", "--games", "2", "--out", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode != 0
+    assert f"'bestmove time {WHOLE_SECONDS}' answered 'err UnrecognizedCommand" in result.stderr
+    assert "No game was played." in result.stderr and not (out / STANDINGS_FILE).exists()
+
+
 # --- records and resume -------------------------------------------------------------
 
 
