@@ -109,9 +109,10 @@ def default_weights() -> np.ndarray:
     return np.array([value for _, value, _ in WEIGHT_TABLE], dtype=np.int64)
 
 
-def parse_weights(text: str) -> np.ndarray:
-    """Default weights with ``name=value`` overrides (comma separated); ValueError names a bad one."""
-    w = default_weights()
+def parse_weights(text: str, base: np.ndarray | None = None) -> np.ndarray:
+    """``base`` (default: the table above) with ``name=value`` overrides (comma
+    separated); ValueError names a bad one."""
+    w = default_weights() if base is None else base.copy()
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, eq, value = item.partition("=")
         if not eq or name.strip() not in WEIGHT_NAMES:
@@ -123,9 +124,22 @@ def parse_weights(text: str) -> np.ndarray:
     return w
 
 
-def weights_from_env() -> np.ndarray:
-    """Weights with the overrides of $HIVEAI_WEIGHTS (for tuning matches), else the defaults."""
-    return parse_weights(os.environ.get(WEIGHTS_ENV, ""))
+# The weights hiveai plays with: sections fitted by ``hiveai tune`` (README,
+# "Tuning the evaluation", says how each was made and what its match scored),
+# over the table above for the game types without one.
+SHIPPED_WEIGHTS_FILE = Path(__file__).with_name("weights.ini")
+
+
+def builtin_weights() -> dict[str, np.ndarray]:
+    """The shipped weights by game type (see :func:`read_weights_file`)."""
+    return read_weights_file(SHIPPED_WEIGHTS_FILE)
+
+
+def weights_from_env() -> dict[str, np.ndarray]:
+    """The shipped weights, with the overrides of $HIVEAI_WEIGHTS (for tuning
+    matches) applied to every game type's set."""
+    text = os.environ.get(WEIGHTS_ENV, "")
+    return {key: parse_weights(text, w) for key, w in builtin_weights().items()}
 
 
 # --- Weights files (``hiveai tune`` writes them, the UHP option EvalFile loads them) ---

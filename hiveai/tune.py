@@ -431,19 +431,20 @@ def tune(out: str | Path, game_types: list[str], games: int, *, depth: int = SEL
     under ``[*]``), and write the weights file (default ``out``/weights.ini).
 
     ``start`` gives starting weights by game type (what
-    :func:`hiveai.evaluate.read_weights_file` returns); self-play uses them too.
+    :func:`hiveai.evaluate.read_weights_file` returns; default: the shipped
+    ones); self-play uses them too, and the weights file holds them with the
+    fitted sections over them.
     """
     import time
 
-    from hiveai.evaluate import ALL_GAME_TYPES, weights_for, write_weights_file
+    from hiveai.evaluate import ALL_GAME_TYPES, builtin_weights, weights_for, write_weights_file
 
     out = Path(out)
     canonical = [Board(t).game_type_string for t in game_types]
-    start = start or {}
+    start = start or builtin_weights()
     tasks = []
     for t in canonical:
-        w = weights_for(start, t) if start else None
-        tasks += selfplay_tasks([t], games, seed, depth, random_plies, use_book, w)
+        tasks += selfplay_tasks([t], games, seed, depth, random_plies, use_book, weights_for(start, t))
     began = time.monotonic()
     say(f"Self-play: {len(tasks)} games ({games} per game type, depth {depth}) in {out}/{GAMES_FILE}")
     last = [0.0]
@@ -462,10 +463,7 @@ def tune(out: str | Path, game_types: list[str], games: int, *, depth: int = SEL
         train, held = split_holdout([r for r in records if r["game_type"] in types])
         data = [training_set(train, t) for t in types]
         holdout = [training_set(held, t) for t in types]
-        first = weights_for(start, types[0]) if start and key != ALL_GAME_TYPES else None
-        if key == ALL_GAME_TYPES and start:
-            first = weights_for(start, ALL_GAME_TYPES)
-        result = fit(data, first, holdout=holdout)
+        result = fit(data, weights_for(start, key), holdout=holdout)
         result.game_type = key  # "*" for the common fit
         results.append(result)
         say(f"[{key}] {result.positions} positions from {result.games} games, K = {result.k:.5f}: "

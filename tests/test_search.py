@@ -17,6 +17,7 @@ import pytest
 
 from hiveai.position import HASH
 from hiveai.board import Board, Move
+from hiveai.evaluate import weights_for
 from hiveai.search import (
     SearchInfo,
     Searcher,
@@ -207,7 +208,7 @@ def test_repetition_scores_as_a_draw():
 
     def value(irrev: int) -> int:
         searcher.ctl[:] = 0
-        return int(_negamax(b, searcher._ws, searcher.weights, searcher._moves, searcher._order, searcher._sd, path,
+        return int(_negamax(b, searcher._ws, weights_for(searcher.weights, "Base"), searcher._moves, searcher._order, searcher._sd, path,
                             searcher._keys, searcher._data, searcher.ctl, excl, np.int64(2), np.int64(2),
                             np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev)))
 

@@ -186,6 +186,14 @@ def test_a_searcher_uses_the_weights_of_the_board_game_type():
     for game_type, changed in (("Base", True), ("Base+MLP", False)):
         board = Board(game_type)
         board.play("wG1")
-        plain = Searcher(tt_mb=1).search(board, depth_limits(1, StopFlag())).score
+        plain = Searcher(tt_mb=1, weights=default_weights()).search(board, depth_limits(1, StopFlag())).score
         tuned = Searcher(tt_mb=1, weights=by_type).search(board, depth_limits(1, StopFlag())).score
         assert (plain != tuned) == changed
+
+
+def test_the_shipped_weights_file_loads_and_layers_over_the_table():
+    from hiveai.evaluate import SHIPPED_WEIGHTS_FILE, builtin_weights
+
+    sets = builtin_weights()
+    assert SHIPPED_WEIGHTS_FILE.exists() and "Base+MLP" in sets
+    assert np.array_equal(weights_for(sets, "Base+ML"), default_weights())  # no section: the table
