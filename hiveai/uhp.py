@@ -18,6 +18,12 @@ Protocol rules this module keeps (see uhp.md 1, 4 and 7):
 * End of input: the commands already read are finished, then exit code 0. A
   bare ``bestmove`` (think until SIGINT) also stops and answers when input
   ends, since no SIGINT can be coming: a reader thread watches stdin.
+* Pondering (option ``PonderDuringIdle``): after a searched ``bestmove`` has
+  answered and printed ``ok``, a ponder thread searches the position after
+  the predicted reply (the PV's second move) into the shared table, printing
+  nothing. The next line read (a command, ``exit`` or the end of input) stops
+  it before anything else happens; the stop flag is read at every node, so
+  the command runs within milliseconds. A ponder hit finds the table full.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import random
 import re
 import signal
 import sys
@@ -34,7 +41,7 @@ from typing import Callable, Iterable, TextIO
 
 from hiveai import ENGINE_NAME, __version__, timeman
 from hiveai.errors import GAME_OVER, GameOverError, HiveError
-from hiveai.options import Options
+from hiveai.options import MAX_LEVEL, Options
 
 log = logging.getLogger("hiveai.uhp")
 
@@ -85,6 +92,10 @@ class UhpServer:
         self.input_closed = False  # stdin reached its end (set by the reader thread)
         self.searching_infinite = False  # a bare bestmove is running: the end of input stops it
         self._searcher = None  # hiveai.search.Searcher, made by the first bestmove
+        self._rng = random.Random()  # the weak levels' choices
+        self._ponder_board = None  # what to ponder once the current command has answered
+        self._ponder_thread: threading.Thread | None = None
+        self._ponder_stop = timeman.StopFlag()
         self._command_start = time.monotonic()
         self._commands: dict[str, Callable[[list[str], str], Iterable[str]]] = {
             "info": self.cmd_info,
@@ -128,10 +139,44 @@ class UhpServer:
         threading.Thread(target=read, name="hiveai-stdin", daemon=True).start()
         while True:
             line = lines.get()
+            if line is not None and not line.strip():
+                continue  # a blank line: no output at all (Mzinga), and pondering goes on
+            self._stop_pondering()
             if line is None:  # EOF: everything read so far has been answered
                 return 0
             if not self.execute(line):
                 return 0
+            self._start_pondering()
+
+    def _start_pondering(self) -> None:
+        """Ponder the position a ``bestmove`` predicted, if it asked for that."""
+        board, self._ponder_board = self._ponder_board, None
+        if board is None:
+            return
+        searcher = self._get_searcher()
+        if self.options["PonderDuringIdle"] == "SingleThreaded":
+            searcher.threads = 1
+        self._ponder_stop.clear()
+        limits = timeman.infinite_limits(self._ponder_stop)
+
+        def ponder() -> None:
+            try:
+                result = searcher.search(board, limits)
+                log.info("pondered %s to depth %s, %s nodes", board.game_string(), result.depth, result.nodes)
+            except Exception:  # pondering is a bonus: never let it break the engine
+                log.exception("pondering failed")
+
+        self._ponder_thread = threading.Thread(target=ponder, name="hiveai-ponder", daemon=True)
+        self._ponder_thread.start()
+
+    def _stop_pondering(self) -> None:
+        """Stop pondering (if it runs) and wait until it has."""
+        thread, self._ponder_thread = self._ponder_thread, None
+        if thread is None:
+            return
+        self._ponder_stop.set()
+        self._searcher.stop()  # at once, without waiting for the search's next poll
+        thread.join()
 
     def execute(self, line: str) -> bool:
         """Answer one command line. Returns False for ``exit``."""
@@ -290,18 +335,22 @@ class UhpServer:
             self.searching_infinite = False
             self.stop.clear()  # the reader may have set it for the bare search just now
             limits = timeman.time_limits(EOF_THINK_SECONDS, self.stop, start=self._command_start)
+        level = self.options["Level"]
         try:
-            book = self._book_move(board, limits)
+            # The weak levels skip the book: its moves are the strongest there are.
+            book = self._book_move(board, limits) if level == MAX_LEVEL else None
             if book is not None:
                 log.info("bestmove %s from the book", book)
                 return [book]
             searcher = self._get_searcher()  # imports numba; the banner is long gone
             report = self._report if self.options["ReportIntermediateBestMoves"] else None
-            result = searcher.search(board, limits, on_iteration=report)
+            result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng)
         finally:
             self.searching = self.searching_infinite = False
         log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
                  result.score, result.depth, result.nodes, time.monotonic() - self._command_start)
+        if self.options["PonderDuringIdle"] != "Disabled" and level == MAX_LEVEL:
+            self._ponder_board = _predicted(board, result.pv)
         return [result.move_string]
 
     def _book_move(self, board, limits: timeman.Limits) -> str | None:
@@ -342,6 +391,7 @@ class UhpServer:
         if self._searcher is None or self._searcher.tt_mb != size:
             self._searcher = None  # free the old table before allocating the new one
             self._searcher = Searcher(tt_mb=size)
+        self._searcher.threads = self.options["NumThreads"]
         return self._searcher
 
     def _limits(self, args: list[str]) -> timeman.Limits:
@@ -367,6 +417,19 @@ class UhpServer:
                 usage=self.options["TimeUsage"], margin=self.options["TimeMarginMs"] / 1000,
             )
         raise CommandError(BESTMOVE_USAGE)
+
+
+def _predicted(board, pv: list[str]):
+    """The position after our move and the reply the PV expects (as far as the
+    PV goes), or None when there is nothing to ponder."""
+    if not pv:
+        return None
+    after = board.copy()
+    for move in pv[:2]:
+        after.play(move)
+        if after.is_game_over():
+            return None
+    return after
 
 
 def _claim_stdout() -> TextIO:

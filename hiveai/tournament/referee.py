@@ -103,6 +103,22 @@ class GameLog:
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
 
+# Option hiveai tournament gives hiveai engines (NumThreads=1) unless the user sets it.
+THREADS_OPTION = ("NumThreads", "1")
+
+
+def is_hiveai(banner: list[str]) -> bool:
+    """Whether a start-up banner is hiveai's (its id line: ``id hiveai vX.Y``)."""
+    return any(line.lower().startswith("id hiveai") for line in banner)
+
+
+def single_thread_options(spec: EngineSpec, banner: list[str]) -> list[tuple[str, str]]:
+    """``[("NumThreads", "1")]`` for a hiveai engine whose options leave NumThreads alone, else []."""
+    if not is_hiveai(banner) or any(name.lower() == THREADS_OPTION[0].lower() for name, _ in spec.options):
+        return []
+    return [THREADS_OPTION]
+
+
 # Every running engine, so a shutdown can stop them all (close_all).
 _LIVE: weakref.WeakSet[EngineProcess] = weakref.WeakSet()
 
@@ -144,9 +160,14 @@ class EngineProcess:
         return EngineFailure(CRASH, f"{how} during '{during}'")
 
     def handshake(self, timeout: float = SETUP_TIMEOUT) -> list[str]:
-        """Read the start-up banner and set the spec's options; returns the banner."""
+        """Read the start-up banner and set the spec's options; returns the banner.
+
+        A hiveai engine (its ``id`` line says ``id hiveai``) is first set to
+        one search thread, unless the spec sets NumThreads itself: timed
+        games are only fair when every engine gets one core.
+        """
         banner = self._reply(timeout, "start-up")
-        for name, value in self.spec.options:
+        for name, value in single_thread_options(self.spec, banner) + list(self.spec.options):
             lines, _ = self.command(f"options set {name} {value}", timeout)
             bad = [ln for ln in lines if ln.startswith(("err", "invalidmove"))]
             if bad:
@@ -476,14 +497,19 @@ def probe(spec: EngineSpec, game_type: str) -> list[str]:
 
     Warms caches (a cold numba cache compiles for minutes) and turns a wrong
     command line into one clear error. Raises EngineFailure if the engine
-    cannot start, take its options or begin a game; returns warnings about
-    its first ``bestmove``, which the games themselves will judge.
+    cannot start, take its options or begin a game. Returns lines to print: a
+    note when it set a hiveai engine to one thread, and warnings about its
+    first ``bestmove``, which the games themselves will judge.
     """
     log = GameLog()
     engine = EngineProcess(spec, log)
-    warnings = []
+    warnings: list[str] = []
+    notes: list[str] = []
     try:
-        engine.handshake(PROBE_TIMEOUT)
+        banner = engine.handshake(PROBE_TIMEOUT)
+        if single_thread_options(spec, banner):
+            notes.append(f"note: {spec.name} is hiveai: set to NumThreads 1 (one core per engine keeps timed "
+                         f"games fair; --option {spec.name}:NumThreads=N overrides)")
         lines, _ = engine.command(f"newgame {game_type}", PROBE_TIMEOUT)
         if not lines or lines[0].startswith(("err", "invalidmove")):
             raise EngineFailure(ENGINE_ERROR, f"'newgame {game_type}' answered {lines[:1]}")
@@ -498,4 +524,4 @@ def probe(spec: EngineSpec, game_type: str) -> list[str]:
         raise
     finally:
         engine.close()
-    return warnings
+    return notes + ["warning: " + w for w in warnings]

@@ -210,8 +210,8 @@ def _probe_all(config: TournamentConfig, screen: _Screen) -> None:
         failures = []
         for e in config.engines:
             try:
-                for w in futures[e.name].result():
-                    screen.say("warning: " + w)
+                for message in futures[e.name].result():
+                    screen.say(message)
             except EngineFailure as err:
                 failures.append(f"engine {e.name} ({' '.join(e.command)}) cannot play: {err.reason}: {err.detail}")
     if failures:
