@@ -93,7 +93,7 @@ class UhpServer:
         self.searching_infinite = False  # a bare bestmove is running: the end of input stops it
         self._searcher = None  # hiveai.search.Searcher, made by the first bestmove
         self._rng = random.Random()  # the weak levels' choices
-        self._ponder_board = None  # what to ponder once the current command has answered
+        self._ponder_board = None  # the position to ponder: after our move and the predicted reply
         self._ponder_thread: threading.Thread | None = None
         self._ponder_stop = timeman.StopFlag()
         self._command_start = time.monotonic()
@@ -149,9 +149,17 @@ class UhpServer:
             self._start_pondering()
 
     def _start_pondering(self) -> None:
-        """Ponder the position a ``bestmove`` predicted, if it asked for that."""
-        board, self._ponder_board = self._ponder_board, None
+        """Ponder the position the last ``bestmove`` predicted, while the game
+        can still reach it: the client's ``play`` of our move, other queries,
+        and the predicted reply itself (a ponder hit) keep it; anything else
+        (another reply, undo, newgame) drops it."""
+        board = self._ponder_board
         if board is None:
+            return
+        history = self.board.move_history if self.board is not None else None
+        if (history is None or self.board.game_type_string != board.game_type_string
+                or history != board.move_history[: len(history)]):
+            self._ponder_board = None
             return
         searcher = self._get_searcher()
         if self.options["PonderDuringIdle"] == "SingleThreaded":

@@ -33,6 +33,7 @@ from hiveai.tournament.schedule import (
     format_timespan,
     make_schedule,
     pairings,
+    parse_engine,
     random_openings,
 )
 
@@ -350,3 +351,17 @@ def test_sprt_depth_3_against_depth_1_accepts_h1(tmp_path):
     records, screen = play(cfg, tmp_path / "t", concurrency=2)
     assert "pairs: H1 accepted" in screen, screen[-3000:]
     assert len(records) < 200
+
+
+def test_hiveai_engines_get_one_thread_unless_the_user_says_otherwise():
+    spec = parse_engine(f"h={HIVEAI}")
+    banner = ["id hiveai v1.0", "Mosquito;Ladybug;Pillbug"]
+    assert referee.single_thread_options(spec, banner) == [("NumThreads", "1")]
+    assert referee.single_thread_options(spec, ["id Nokamute v1", "Mosquito"]) == []
+    mine = referee.EngineSpec(spec.name, spec.command, (("numthreads", "2"),), spec.go)
+    assert referee.single_thread_options(mine, banner) == []
+    # The real engine: the probe says so, and the option is accepted.
+    notes = referee.probe(referee.EngineSpec(spec.name, spec.command, (), "depth 1"), "Base")
+    assert any(n.startswith("note: h is hiveai: set to NumThreads 1") for n in notes), notes
+    assert not any("NumThreads" in n for n in referee.probe(
+        referee.EngineSpec(spec.name, spec.command, (("NumThreads", "2"),), "depth 1"), "Base"))
