@@ -26,6 +26,15 @@ within milliseconds: the best move of the last completed iteration, or the
 current iteration's best root move if one was fully searched (it is at least
 as good, having been searched deeper).
 
+**Threads** (Lazy SMP, :class:`_Helper`): with ``threads`` > 1 the driver
+starts helper threads before the main worker; each runs its own iterative
+deepening on a copy of the position, with its own scratch and control
+arrays, into the shared table (lock-free: :mod:`hiveai.tt`). They only fill
+the table; ``stop()`` sets every thread's stop flag, and when the main
+worker ends the helpers are stopped and joined. Threading lives here, in the
+kernel-launch layer; the iteration and time decisions (``_iterate``) are the
+main thread's alone.
+
 Public API, python-chess style: :func:`search` (one call, fresh table) and
 :class:`Searcher` (keeps its table between moves, as the UHP engine does).
 """
