@@ -445,6 +445,57 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
         sys.exit(130)
 
 
+@main.command()
+@click.option("--game-type", "game_types", multiple=True, metavar="TYPE",
+              help="Game type to play and fit (repeat; default Base+MLP).")
+@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Self-play games per game type.")
+@click.option("--depth", "-d", type=click.IntRange(1, 10), default=2, show_default=True,
+              help="Search depth of every self-play move.")
+@click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Random plies after the book moves, so that games differ.")
+@click.option("--book/--no-book", default=True, show_default=True, help="Open the games from the opening book.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games' random choices.")
+@click.option("--eval-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Start from these weights (and self-play with them) instead of the built-in ones.")
+@click.option("--common", is_flag=True, help="Also fit one set for all the game types together, as [*].")
+@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games at once on this machine.")
+@click.option("--cluster", metavar="ray[:ADDRESS]", help="Play the games as Ray tasks.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="tune", show_default=True,
+              help="Directory for games.jsonl and weights.ini; a rerun resumes from what is there.")
+@click.option("--weights", "weights_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Where to write the weights [default: OUT/weights.ini].")
+def tune(game_types: tuple[str, ...], games: int, depth: int, random_plies: int, book: bool, seed: int,
+         eval_file: str | None, common: bool, concurrency: int, cluster: str | None, out_dir: str,
+         weights_path: str | None) -> None:
+    """Fit the evaluation weights to self-play games (Texel's method).
+
+    Plays hiveai against itself, collects the quiet positions with the games'
+    results, and fits the weights of each game type so that the static score
+    predicts the result. Every game is saved as it finishes, so rerunning the
+    same command after an interruption resumes. Load the result in the engine
+    with `options set EvalFile FILE`. Example:
+
+    \b
+    hiveai tune --game-type Base+MLP --games 1000 -j 2 --out tune
+    """
+    from hiveai.errors import HiveError
+    from hiveai.evaluate import read_weights_file
+    from hiveai.tune import tune as run_tune
+
+    try:
+        start = read_weights_file(eval_file) if eval_file else None
+        run_tune(out_dir, list(game_types) or ["Base+MLP"], games, depth=depth, random_plies=random_plies,
+                 use_book=book, seed=seed, start=start, common=common, concurrency=concurrency, cluster=cluster,
+                 weights_file=weights_path, say=lambda text: click.echo(text))
+    except (ValueError, HiveError, RuntimeError, OSError) as e:
+        raise click.ClickException(str(e)) from None
+    except KeyboardInterrupt:
+        click.echo("Interrupted: the finished games are saved; run the same command to resume.", err=True)
+        sys.exit(130)
+
+
 def _keep_short_help_whole(group: click.Group) -> None:
     """click cuts a command's summary in a group's list to the terminal width,
     ending it with '...'; an explicit short_help is wrapped instead, whole."""

@@ -54,7 +54,7 @@ from numba import njit
 from hiveai.board import Board
 from hiveai.borrow import borrow
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
-from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_from_env
+from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_for, weights_from_env
 from hiveai.hex_grid import CELL_MASK, N_CELLS
 from hiveai.level import MAX_LEVEL, play_level
 from hiveai.movegen import _DIR, MAX_MOVES, PIECE_MASK, WS_MARK, _new_stamp, legal_moves, new_workspace
@@ -564,11 +564,9 @@ class SearchResult:
 
 # --- Driver -------------------------------------------------------------------
 
-# Iteration-time growth assumed before two iterations have been timed, and
-# the range a measured ratio is clamped to (Hive's effective branching
-# factor under alpha-beta is typically 3-6 at these depths).
-DEFAULT_BRANCHING = 4.0
-BRANCHING_RANGE = (1.5, 12.0)
+# What warm() searches to depth 2 with two lines: a small Base+MLP position, so
+# every kernel of the search is called (multipv exclusions included).
+WARM_GAME = "Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-"
 # How often the waiting thread checks the clock and the stop flag (seconds).
 POLL_INTERVAL = 0.002
 
@@ -646,10 +644,13 @@ class Searcher:
     2
     """
 
-    def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | None = None, threads: int = 1) -> None:
-        """A searcher with a ``tt_mb`` MB table, evaluation ``weights``
-        (default: hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides) and
-        ``threads`` search threads (the calling thread only waits)."""
+    def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | dict[str, np.ndarray] | None = None,
+                 threads: int = 1) -> None:
+        """A searcher with a ``tt_mb`` MB table, evaluation ``weights`` (one
+        array for every game type, or arrays by game type as
+        :func:`hiveai.evaluate.read_weights_file` returns them; default:
+        hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides) and ``threads``
+        search threads (the calling thread only waits)."""
         if threads < 1:
             raise ValueError(f"threads must be at least 1, not {threads}")
         self.tt_mb = tt_mb
@@ -666,11 +667,22 @@ class Searcher:
 
     def clear(self) -> None:
         """Forget everything learnt (new game): empty table, history, killers."""
-        # Fresh arrays rather than zeroing: np.zeros maps untouched pages, so a
-        # new game does not pay for writing the whole table.
-        self._keys, self._data = new_table(self.tt_mb)
+        # Zeroed in place, not mapped anew: a fresh table's pages fault in one by
+        # one during the next search (0.06 s per 64 MB here, 0.28 s for 256 MB,
+        # out of that move's budget), while rewriting resident pages costs 2 ms
+        # per 64 MB.
+        self._keys.fill(0)
+        self._data.fill(0)
         for scratch in [self._main, *self._helpers]:
             scratch.sd[:] = 0
+
+    def warm(self) -> None:
+        """Make the first real search as fast as the later ones: load every search
+        kernel from numba's cache (or compile it) with a tiny search, and touch
+        every page of the table (:meth:`clear`). The UHP engine does this in the
+        background after its banner."""
+        self.search(Board.parse(WARM_GAME), depth_limits(2, StopFlag()), multipv=2)
+        self.clear()
 
     def stop(self) -> None:
         """Stop the running search now, or the next one if none is running
@@ -734,15 +746,17 @@ class Searcher:
         infos: queue.Queue = queue.Queue()
         state = _IterationState()
 
+        weights = weights_for(self.weights, board.game_type_string)
+
         def work() -> None:
             try:
-                self._iterate(board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state)
+                self._iterate(board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state, weights)
             except BaseException as e:  # surfaced in the calling thread
                 state.error = e
             finally:
                 infos.put(None)
 
-        helpers = self._start_helpers(b, path, hp, irrev, max_depth)
+        helpers = self._start_helpers(b, path, hp, irrev, max_depth, weights)
         worker = threading.Thread(target=work, name="hiveai-search", daemon=True)
         worker.start()
         try:
@@ -778,34 +792,32 @@ class Searcher:
         for helper in helpers:  # the main thread is done: the helpers stop with it
             helper.join()
 
-    def _start_helpers(self, b, path, hp: int, irrev: int, max_depth: int) -> list[_Helper]:
+    def _start_helpers(self, b, path, hp: int, irrev: int, max_depth: int, weights) -> list[_Helper]:
         """Start ``threads - 1`` helper threads on this search; returns them."""
         while len(self._helpers) < self.threads - 1:
             self._helpers.append(_Helper())
         helpers = self._helpers[: self.threads - 1]
         for index, helper in enumerate(helpers, 1):
-            helper.start(index, b, path, hp, irrev, self.ctl, self._keys, self._data, self.weights, max_depth)
+            helper.start(index, b, path, hp, irrev, self.ctl, self._keys, self._data, weights, max_depth)
         return helpers
 
-    def _iterate(self, board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state) -> None:
+    def _iterate(self, board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state, weights) -> None:
         """Iterative deepening, in the worker thread."""
         ctl = self.ctl
         excl_all = np.zeros(multipv, dtype=np.int32)
-        last_time = None
-        ratio = DEFAULT_BRANCHING
         for depth in range(1, max_depth + 1):
-            now = time.monotonic()
-            if depth > 1 and limits.soft is not None:
-                # Don't start an iteration that cannot finish before the hard deadline.
-                predicted = (last_time or 0.0) * ratio
-                if now >= limits.soft or now + predicted > limits.hard:
-                    break
-            iter_start = now
+            # A new iteration starts whenever the soft deadline has not passed, even
+            # if it cannot finish: its first root move is the last best (the TT
+            # move), and any root move it proves better is kept (state.partial), so
+            # the time up to the hard deadline is spent improving the answer, never
+            # thrown away. A per-move budget cannot be saved for later.
+            if depth > 1 and limits.soft is not None and time.monotonic() >= limits.soft:
+                break
             ctl[CTL_ITER_DEPTH] = depth
             lines: list[tuple[int, int, list[int]]] = []
             for k in range(multipv):
                 excl = np.ascontiguousarray(excl_all[:k])
-                score = int(_search_root(b, self._ws, self.weights, self._moves, self._order, self._sd, path,
+                score = int(_search_root(b, self._ws, weights, self._moves, self._order, self._sd, path,
                                          self._keys, self._data, ctl, excl, np.int64(depth),
                                          np.int64(hp), np.int64(irrev)))
                 if ctl[CTL_STOP]:
@@ -827,10 +839,6 @@ class Searcher:
             state.depth = depth
             state.lines = lines
             state.partial = None
-            took = time.monotonic() - iter_start
-            if last_time and last_time > 1e-4:
-                ratio = min(max(took / last_time, BRANCHING_RANGE[0]), BRANCHING_RANGE[1])
-            last_time = took
             if limits.depth is None and is_win_score(lines[0][1]) and WIN - abs(lines[0][1]) <= depth:
                 break  # a forced result, proven within the horizon: deeper adds nothing
 
@@ -942,5 +950,4 @@ def warmup() -> None:
     from hiveai.board import warmup as board_warmup
 
     board_warmup()
-    board = Board.parse("Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
-    search(board, depth=2, multipv=2)
+    Searcher(tt_mb=1).warm()

@@ -243,6 +243,40 @@ def test_time_limit_is_kept():
     assert result.move in board.legal_move_ints() and result.depth >= 1
 
 
+def test_time_budget_is_spent_up_to_the_soft_deadline():
+    """No answer before the soft deadline: an iteration that cannot finish is still
+    searched (its better root moves count), so the budget is not thrown away. Only
+    a faster machine could make this fail, by reaching the deepest search."""
+    board = Board.from_game_string(MIDGAME)
+    searcher = Searcher(tt_mb=4)
+    searcher.search(board, depth_limits(1, StopFlag()))  # kernels loaded
+    result = searcher.search(board, time_limits(0.4, StopFlag(), usage=0.9))
+    assert result.seconds >= 0.9 * 0.4
+    assert result.move in board.legal_move_ints() and result.depth >= 1
+
+
+def test_an_unfinished_iteration_keeps_a_better_root_move():
+    """Stopped inside an iteration, the answer is the last completed iteration's
+    move or a root move the unfinished one proved better, reported at the
+    completed depth."""
+    board = Board.from_game_string(MIDGAME)
+    searcher = Searcher(tt_mb=4)
+    full = {m.move for m in searcher.search(board, depth_limits(3, StopFlag()), multipv=len(board.legal_move_ints())).lines}
+    stop = StopFlag()
+    timer = threading.Timer(0.25, stop.set)
+    timer.start()
+    result = Searcher(tt_mb=4).search(board, infinite_limits(stop))
+    assert result.move in full and result.depth >= 1
+    assert result.pv[0] == result.move_string
+
+
+def test_warm_leaves_an_empty_resident_table():
+    searcher = Searcher(tt_mb=1)
+    searcher.warm()
+    assert not searcher._keys.any() and not searcher._data.any()
+    assert searcher.search(Board("Base"), depth_limits(2, StopFlag())).depth == 2
+
+
 # --- numba's cache ---------------------------------------------------------------
 
 _CACHE_PROBE = """
