@@ -88,10 +88,10 @@ def test_a_ponder_miss_drops_the_prediction(fresh_engine):
     e.cmd1(f"play {move}")
     other = next(m for m in e.cmd1("validmoves").split(";") if m != pv[1])
     e.cmd1(f"play {other}")
-    count = stderr_count(e, "pondered", 2)  # stopped by each play
+    count = stderr_count(e, "pondered", 3)  # stopped by each command: play, validmoves, play
     e.assert_silent(1.0)
     e.cmd1("validmoves")
-    assert stderr_count(e, "pondered", count + 1) == count, e.stderr_text()  # nothing pondered since the miss
+    assert count == 3 and stderr_count(e, "pondered", 4) == 3, e.stderr_text()  # nothing pondered since the miss
 
 
 def test_exit_and_end_of_input_quit_at_once_while_pondering(fresh_engine):
