@@ -110,6 +110,7 @@ def test_exit_and_end_of_input_quit_at_once_while_pondering(fresh_engine):
 def test_level_answers_over_uhp_and_level_10_matches_the_default(fresh_engine):
     e = fresh_engine()
     e.cmd1("options set UseBook False")
+    e.cmd1("options set NumThreads 1")  # reproducible: one thread
     e.cmd1(f"newgame {MIDGAME}")
     plain = e.cmd1("bestmove depth 3")
     e.cmd1("options set Level 10")
