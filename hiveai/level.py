@@ -105,6 +105,7 @@ def allows_win(b, ws, moves, mv):
 
 
 def check_level(level: int) -> int:
+    """``level`` itself if it is one; ValueError otherwise."""
     if not MIN_LEVEL <= level <= MAX_LEVEL:
         raise ValueError(f"level must be {MIN_LEVEL} to {MAX_LEVEL}, not {level}")
     return level
@@ -144,10 +145,11 @@ def play_level(searcher, board, limits, level: int, rng: random.Random):
             result = first
             if settings.nodes > 1 and not limits.out_of_time():
                 deeper = searcher.search(board, limits, settings.multipv, nodes=settings.nodes)
+                nodes = first.nodes + deeper.nodes
                 # A deeper answer, unless its lines are fewer (an iteration cut short before any).
                 if deeper.depth > first.depth and len(deeper.lines) >= len(first.lines):
                     result = deeper
-                result.nodes += first.nodes
+                result.nodes = nodes
         finally:
             searcher.threads = threads
         lines = result.lines[: settings.multipv]  # a move found in an unfinished iteration may come on top
