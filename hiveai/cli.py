@@ -469,7 +469,7 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
 def tune(game_types: tuple[str, ...], games: int, depth: int, random_plies: int, book: bool, seed: int,
          eval_file: str | None, common: bool, concurrency: int, cluster: str | None, out_dir: str,
          weights_path: str | None) -> None:
-    """Fit the evaluation weights to self-play games (Texel's method).
+    """Fit the evaluation weights to games hiveai plays against itself (Texel's method).
 
     Plays hiveai against itself, collects the quiet positions with the games'
     results, and fits the weights of each game type so that the static score
