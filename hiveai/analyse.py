@@ -137,6 +137,7 @@ def analyse_position(
     multipv: int = 1,
     as_json: bool = False,
     color: bool = False,
+    threads: int = 1,
 ) -> SearchResult | None:
     """Search ``board`` and report through ``emit`` (one call per line).
 
@@ -160,7 +161,7 @@ def analyse_position(
     def report(info: SearchInfo) -> None:
         emit(json.dumps(info_dict(info)) if as_json else info_line(info, multipv))
 
-    res = search(board, depth=depth, time=time, multipv=multipv, on_iteration=report)
+    res = search(board, depth=depth, time=time, multipv=multipv, on_iteration=report, threads=threads)
     if as_json:
         emit(json.dumps(result_dict(board, res)))
     else:
@@ -281,6 +282,7 @@ def review_game(
     depth: int | None = None,
     time: float | None = None,
     use_book: bool = True,
+    threads: int = 1,
 ) -> Iterator[MoveReview]:
     """Yield a :class:`MoveReview` per move of ``record``, as each is computed.
 
@@ -294,7 +296,7 @@ def review_game(
     if depth is None and time is None:
         depth = DEFAULT_GAME_DEPTH
     lookup = book_lookup() if use_book else None
-    searcher = Searcher()
+    searcher = Searcher(threads=threads)
     board = Board(record.game_type)
     for number, text in enumerate(record.moves, 1):
         mover = COLOUR_NAMES[board.turn]
@@ -452,6 +454,7 @@ def analyse_game(
     time: float | None = None,
     as_json: bool = False,
     name: str = "",
+    threads: int = 1,
 ) -> GameReview:
     """Review every move of ``record`` and report through ``emit``, line by line.
 
@@ -470,7 +473,7 @@ def analyse_game(
         emit(f"{limit} per position; scores for the side that moved")
         emit(review_header())
     reviews = []
-    for r in review_game(record, depth=depth, time=time):
+    for r in review_game(record, depth=depth, time=time, threads=threads):
         reviews.append(r)
         emit(json.dumps(review_dict(r)) if as_json else review_line(r))
     summary = summarise(record, reviews)

@@ -179,6 +179,7 @@ class BenchReport:
     depth_offset: int
     positions: list[PositionResult]
     perft: PerftResult
+    threads: int = 1
 
     @property
     def signature(self) -> int:
@@ -211,6 +212,7 @@ class BenchReport:
         return {
             "signature": self.signature,
             "tt_mb": self.tt_mb,
+            "threads": self.threads,
             "depth_offset": self.depth_offset,
             "seconds": round(self.seconds, 6),
             "nps": round(self.nps),
@@ -234,7 +236,8 @@ class BenchReport:
         }
 
 
-def bench_position(position: BenchPosition, depth_offset: int = 0, tt_mb: int = BENCH_TT_MB) -> PositionResult:
+def bench_position(position: BenchPosition, depth_offset: int = 0, tt_mb: int = BENCH_TT_MB,
+                   threads: int = 1) -> PositionResult:
     """Search one position to its depth plus ``depth_offset`` (at least 1) with a fresh Searcher."""
     board = Board.parse(position.game)
     depth = max(1, position.depth + depth_offset)
@@ -243,7 +246,7 @@ def bench_position(position: BenchPosition, depth_offset: int = 0, tt_mb: int = 
     def record(info: SearchInfo) -> None:
         iterations.append((info.depth, info.nodes, info.seconds))
 
-    result = Searcher(tt_mb=tt_mb).search(board, depth_limits(depth, StopFlag()), on_iteration=record)
+    result = Searcher(tt_mb=tt_mb, threads=threads).search(board, depth_limits(depth, StopFlag()), on_iteration=record)
     return PositionResult(position.name, board.game_string(), result.depth, position.midgame, result.nodes,
                           result.seconds, result.move, result.score, result.tt_hits, result.tt_probes,
                           iterations)
@@ -268,19 +271,21 @@ def perft_rate(positions: tuple[BenchPosition, ...], depth: int = PERFT_DEPTH) -
 
 def run_bench(depth_offset: int = 0, tt_mb: int = BENCH_TT_MB,
               positions: tuple[BenchPosition, ...] = POSITIONS,
-              on_position: Callable[[PositionResult], None] | None = None) -> BenchReport:
+              on_position: Callable[[PositionResult], None] | None = None, threads: int = 1) -> BenchReport:
     """Warm the kernels, search every position, then time perft on the mid-game ones.
 
-    ``on_position`` is called after each search, for progress output.
+    ``on_position`` is called after each search, for progress output. With
+    ``threads`` > 1 (Lazy SMP) the node counts vary from run to run; time to
+    each depth is the figure to compare.
     """
     warmup()
     results = []
     for position in positions:
-        results.append(bench_position(position, depth_offset, tt_mb))
+        results.append(bench_position(position, depth_offset, tt_mb, threads))
         if on_position is not None:
             on_position(results[-1])
     perft = perft_rate(tuple(p for p in positions if p.midgame))
-    return BenchReport(tt_mb, depth_offset, results, perft)
+    return BenchReport(tt_mb, depth_offset, results, perft, threads)
 
 
 # --- Text output --------------------------------------------------------------
@@ -288,11 +293,12 @@ def run_bench(depth_offset: int = 0, tt_mb: int = BENCH_TT_MB,
 _NAME_WIDTH = 20
 
 
-def format_header(tt_mb: int, depth_offset: int, count: int = len(POSITIONS)) -> list[str]:
+def format_header(tt_mb: int, depth_offset: int, count: int = len(POSITIONS), threads: int = 1) -> list[str]:
     """The lines printed before the first position."""
     offset = f", depth offset {depth_offset:+d}" if depth_offset else ""
+    smp = f", {threads} threads (Lazy SMP: nodes vary)" if threads > 1 else ""
     return [
-        f"hiveai bench: {count} positions, fresh {tt_mb} MB table each{offset}",
+        f"hiveai bench: {count} positions, fresh {tt_mb} MB table each{offset}{smp}",
         f"{'position':<{_NAME_WIDTH}} {'depth':>5} {'nodes':>11} {'seconds':>8} {'nodes/s':>10} {'ebf':>5} "
         f"{'tt hit':>6}  {'move':<12} {'score':>7}  time to each depth (s)",
     ]

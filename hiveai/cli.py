@@ -8,6 +8,7 @@ appear before numba loads, so heavy modules are imported inside commands.
 from __future__ import annotations
 
 import inspect
+import os
 import sys
 import time
 
@@ -125,8 +126,10 @@ def perft(depth: int, as_json: bool, game: str) -> None:
 @click.option("--tt-mb", default=None, type=click.IntRange(1, 4096),
               help="Transposition table per search, in MB [default: hiveai.bench.BENCH_TT_MB]. "
                    "The signature depends on it.")
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, os.cpu_count() or 1),
+              help="Search threads per position (Lazy SMP; more than one: node counts vary).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object with every figure, for scripts.")
-def bench(depth_offset: int, tt_mb: int | None, as_json: bool) -> None:
+def bench(depth_offset: int, tt_mb: int | None, threads: int, as_json: bool) -> None:
     """Search fixed positions to fixed depths: speed and a signature.
 
     Like Stockfish's bench: each position gets a fresh search, so the total
@@ -142,12 +145,12 @@ def bench(depth_offset: int, tt_mb: int | None, as_json: bool) -> None:
 
     tt_mb = BENCH_TT_MB if tt_mb is None else tt_mb
     if as_json:
-        report = run_bench(depth_offset, tt_mb)
+        report = run_bench(depth_offset, tt_mb, threads=threads)
         click.echo(json.dumps(report.to_json()))
         return
-    for line in format_header(tt_mb, depth_offset):
+    for line in format_header(tt_mb, depth_offset, threads=threads):
         click.echo(line)
-    report = run_bench(depth_offset, tt_mb, on_position=lambda r: click.echo(format_position(r)))
+    report = run_bench(depth_offset, tt_mb, on_position=lambda r: click.echo(format_position(r)), threads=threads)
     for line in format_totals(report):
         click.echo(line)
 
@@ -161,6 +164,8 @@ def bench(depth_offset: int, tt_mb: int | None, as_json: bool) -> None:
               help="Report the K best moves, each with its score and PV.")
 @click.option("--game", "game_file", type=click.Path(exists=True, dir_okay=False),
               help="Review every move of a game record (PGN or GameString file).")
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, os.cpu_count() or 1),
+              help="Search threads (Lazy SMP; one thread gives reproducible results).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of text.")
 @click.option("--color/--no-color", default=None, help="ANSI colour in the picture [default: if stdout is a terminal].")
 @click.option("--svg", "svg_file", metavar="FILE",
@@ -168,7 +173,7 @@ def bench(depth_offset: int, tt_mb: int | None, as_json: bool) -> None:
 @click.option("--html", "html_file", metavar="FILE",
               help="With --game: also write the review as one HTML page (graph, moves, diagrams).")
 def analyse(game: str | None, depth: int | None, seconds: float | None, multipv: int, game_file: str | None,
-            as_json: bool, color: bool | None, svg_file: str | None, html_file: str | None) -> None:
+            threads: int, as_json: bool, color: bool | None, svg_file: str | None, html_file: str | None) -> None:
     """Analyse a position, or every move of a game.
 
     The position is a GameString or a GameTypeString (default Base, the empty
@@ -184,7 +189,6 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
     (best move as an arrow); --html FILE with --game writes a review page
     with an evaluation graph and a diagram of every mistake.
     """
-    import os
     from pathlib import Path
 
     from hiveai.analyse import analyse_game, analyse_position
@@ -209,7 +213,8 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
             record = read_game(Path(game_file))
         except (HiveError, OSError) as e:
             raise click.BadParameter(str(e), param_hint="--game") from None
-        review = analyse_game(record, emit, depth=depth, time=seconds, as_json=as_json, name=game_file)
+        review = analyse_game(record, emit, depth=depth, time=seconds, as_json=as_json, name=game_file,
+                              threads=threads)
         if html_path is not None:
             from hiveai.pages import review_page
 
@@ -220,7 +225,7 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
     svg_path = _output_path(svg_file, "--svg")
     board = _board(game or "Base", "GAME")
     result = analyse_position(board, emit, depth=depth, time=seconds, multipv=multipv, as_json=as_json,
-                              color=color)
+                              color=color, threads=threads)
     if svg_path is not None:
         from hiveai.svg import board as board_svg
 

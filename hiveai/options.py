@@ -14,6 +14,7 @@ values that do not parse are an error and leave the option unchanged.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 from hiveai.timeman import REPLY_MARGIN, TIME_USAGE
@@ -30,6 +31,18 @@ from hiveai.timeman import REPLY_MARGIN, TIME_USAGE
 # numbers live here rather than in hiveai.tt.
 DEFAULT_TT_MB = 64
 MIN_TT_MB, MAX_TT_MB = 1, 4096
+
+# Search threads (option NumThreads): 1 to the number of CPUs, all of them by
+# default, as nokamute does. hiveai tournament sets 1 for hiveai engines.
+CPUS = os.cpu_count() or 1
+
+# Thinking while the opponent thinks (option PonderDuringIdle; Mzinga's name
+# and values). Off by default: CPU use nobody asked for is a common complaint.
+PONDER_CHOICES = ("Disabled", "SingleThreaded", "MultiThreaded")
+
+# Playing level (option Level), 1 to 10; 10 is full strength (hiveai.level,
+# which holds the table, stays out of this numba-free module).
+MIN_LEVEL, MAX_LEVEL = 1, 10
 
 
 @dataclass
@@ -119,6 +132,13 @@ def default_options() -> list[Option]:
         # Among the book moves, always the best-scored one (reproducible games)
         # instead of a weighted random choice (varied games).
         Option("BookBestMoveOnly", "bool", False),
+        # Search threads (Lazy SMP); see CPUS.
+        Option("NumThreads", "int", CPUS, 1, CPUS),
+        # Search the position after the predicted reply while waiting for the
+        # next command (MultiThreaded: with NumThreads threads); see PONDER_CHOICES.
+        Option("PonderDuringIdle", "enum", "Disabled", choices=PONDER_CHOICES),
+        # Playing strength for people: 10 is full strength, 1 a beginner (hiveai.level).
+        Option("Level", "int", MAX_LEVEL, MIN_LEVEL, MAX_LEVEL),
         # How much the engine logs on stderr. Quiet by default, so a client that
         # never reads stderr cannot fill the pipe and block the engine.
         Option("LogLevel", "enum", "Warning", choices=("Debug", "Info", "Warning", "Error")),

@@ -26,6 +26,15 @@ within milliseconds: the best move of the last completed iteration, or the
 current iteration's best root move if one was fully searched (it is at least
 as good, having been searched deeper).
 
+**Threads** (Lazy SMP, :class:`_Helper`): with ``threads`` > 1 the driver
+starts helper threads before the main worker; each runs its own iterative
+deepening on a copy of the position, with its own scratch and control
+arrays, into the shared table (lock-free: :mod:`hiveai.tt`). They only fill
+the table; ``stop()`` sets every thread's stop flag, and when the main
+worker ends the helpers are stopped and joined. Threading lives here, in the
+kernel-launch layer; the iteration and time decisions (``_iterate``) are the
+main thread's alone.
+
 Public API, python-chess style: :func:`search` (one call, fresh table) and
 :class:`Searcher` (keeps its table between moves, as the UHP engine does).
 """
@@ -33,6 +42,7 @@ Public API, python-chess style: :func:`search` (one call, fresh table) and
 from __future__ import annotations
 
 import queue
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -46,6 +56,7 @@ from hiveai.borrow import borrow
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
 from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_for, weights_from_env
 from hiveai.hex_grid import CELL_MASK, N_CELLS
+from hiveai.level import MAX_LEVEL, play_level
 from hiveai.movegen import _DIR, MAX_MOVES, PIECE_MASK, WS_MARK, _new_stamp, legal_moves, new_workspace
 from hiveai.notation import move_to_string
 from hiveai.position import (
@@ -105,7 +116,8 @@ CTL_LMR = 9  # 1: late move reductions on
 CTL_EXTEND = 10  # 1: threat extension on
 CTL_EVALS = 11  # leaves evaluated
 CTL_EVAL_HITS = 12  # ... of which found in the evaluation cache
-CTL_SIZE = 13
+CTL_NODE_LIMIT = 13  # > 0: the kernel stops itself once CTL_NODES reaches it
+CTL_SIZE = 14
 
 # Search data (int64): killers, history and the triangular PV table.
 _HISTORY_SIDE = N_PIECES * N_CELLS  # history index: side * this + move
@@ -327,6 +339,9 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
     sd[SD_PVLEN + ply] = 0
     if ctl[CTL_STOP] != 0:
         return 0
+    if ctl[CTL_NODE_LIMIT] > 0 and ctl[CTL_NODES] >= ctl[CTL_NODE_LIMIT]:
+        ctl[CTL_STOP] = 1  # the node budget is spent: stop as the driver would
+        return 0
     if depth <= 0:
         s = _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev)
         if s != NO_SCORE:
@@ -350,10 +365,9 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
 
     tt_move = -1
     ctl[CTL_TT_PROBES] += 1
-    e = tt_probe(tt_keys, tt_data, key)
-    if e >= 0:
+    d = tt_probe(tt_keys, tt_data, key)
+    if d != 0:
         ctl[CTL_TT_HITS] += 1
-        d = tt_data[e]
         tt_move = entry_move(d)
         # Cut only at null-window nodes, so PV nodes keep their whole line.
         if ply > 0 and beta - alpha == 1 and entry_depth(d) >= depth:
@@ -588,8 +602,72 @@ WARM_GAME = "Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-"
 POLL_INTERVAL = 0.002
 
 
+class _Scratch:
+    """One search thread's private arrays: workspace, move lists, killers and
+    history, PV, evaluation cache, and its own control array (node counts,
+    root move, the stop flag)."""
+
+    def __init__(self) -> None:
+        self.ws = new_workspace()
+        self.moves = np.zeros(MAX_MOVES * MAX_PLY, dtype=np.int32)
+        self.order = np.zeros(MAX_MOVES * MAX_PLY, dtype=np.int64)
+        self.sd = np.zeros(SD_SIZE, dtype=np.int64)
+        self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+
+    def new_search(self) -> None:
+        """Killers from the last search are stale; history is still a useful
+        hint, but halved (the minimax crate does the same each search)."""
+        self.sd[SD_KILLERS:SD_HISTORY] = 0
+        self.sd[SD_HISTORY:SD_PV] >>= 1
+
+
+class _Helper(_Scratch):
+    """A Lazy SMP helper thread: iterative deepening on its own copy of the
+    position, into the shared table, until the main thread stops it.
+
+    Helpers only fill the table: their scores and moves are never answered.
+    Odd-numbered helpers search one ply deeper than even ones at each step,
+    so the threads do not all work on the same iteration (the usual Lazy SMP
+    depth perturbation); different killers and history, and the entries the
+    other threads leave in the table, make their move orders drift apart.
+    """
+
+    thread: threading.Thread | None = None
+
+    def start(self, index: int, b, path, hp: int, irrev: int, main_ctl, tt_keys, tt_data, weights,
+              max_depth: int) -> None:
+        self.new_search()
+        self.ctl[:] = main_ctl  # generation, features, and a stop already requested
+        self.ctl[CTL_NODE_LIMIT] = 0
+        args = (index, b.copy(), path.copy(), hp, irrev, tt_keys, tt_data, weights, max_depth)
+        self.thread = threading.Thread(target=self._run, args=args, name=f"hiveai-helper-{index}", daemon=True)
+        self.thread.start()
+
+    def _run(self, index, b, path, hp, irrev, tt_keys, tt_data, weights, max_depth) -> None:
+        excl = np.zeros(0, dtype=np.int32)
+        ctl = self.ctl
+        for depth in range(1 + index % 2, max_depth + 1):
+            ctl[CTL_ITER_DEPTH] = depth
+            _search_root(b, self.ws, weights, self.moves, self.order, self.sd, path, tt_keys, tt_data, ctl,
+                         excl, np.int64(depth), np.int64(hp), np.int64(irrev))
+            if ctl[CTL_STOP]:
+                break
+
+    def join(self) -> None:
+        self.ctl[CTL_STOP] = 1
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+
+
 class Searcher:
     """A search engine with its own transposition table, reused between moves.
+
+    ``threads`` > 1 runs Lazy SMP: helper threads search the same position into
+    the shared table (see README.md, "Threads", for why Lazy SMP and what it
+    gains); the answer always comes from the main thread's deepest completed
+    iteration. One thread is deterministic: the same search gives the same
+    nodes and moves every time.
 
     >>> from hiveai import Board
     >>> s = Searcher(tt_mb=16)
@@ -597,21 +675,26 @@ class Searcher:
     2
     """
 
-    def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | dict[str, np.ndarray] | None = None) -> None:
-        """A searcher with a ``tt_mb`` MB table and evaluation ``weights``: one array
-        for every game type, or arrays by game type as
-        :func:`hiveai.evaluate.read_weights_file` returns them (default:
-        hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides)."""
+    def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | dict[str, np.ndarray] | None = None,
+                 threads: int = 1) -> None:
+        """A searcher with a ``tt_mb`` MB table, evaluation ``weights`` (one
+        array for every game type, or arrays by game type as
+        :func:`hiveai.evaluate.read_weights_file` returns them; default:
+        hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides) and ``threads``
+        search threads (the calling thread only waits)."""
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, not {threads}")
         self.tt_mb = tt_mb
+        self.threads = threads
         self.weights = weights_from_env() if weights is None else weights
         self.features = features_from_env()
         self._keys, self._data = new_table(tt_mb)
         self._generation = 0
-        self._ws = new_workspace()
-        self._moves = np.zeros(MAX_MOVES * MAX_PLY, dtype=np.int32)
-        self._order = np.zeros(MAX_MOVES * MAX_PLY, dtype=np.int64)
-        self._sd = np.zeros(SD_SIZE, dtype=np.int64)
-        self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+        self._main = _Scratch()
+        self._ws, self._moves, self._order, self._sd = self._main.ws, self._main.moves, self._main.order, self._main.sd
+        self.ctl = self._main.ctl
+        self._helpers: list[_Helper] = []  # grown on demand, kept for their history tables
+        self._stop_requested = False
 
     def clear(self) -> None:
         """Forget everything learnt (new game): empty table, history, killers."""
@@ -621,7 +704,8 @@ class Searcher:
         # per 64 MB.
         self._keys.fill(0)
         self._data.fill(0)
-        self._sd[:] = 0
+        for scratch in [self._main, *self._helpers]:
+            scratch.sd[:] = 0
 
     def warm(self) -> None:
         """Make the first real search as fast as the later ones: load every search
@@ -632,16 +716,33 @@ class Searcher:
         self.clear()
 
     def stop(self) -> None:
-        """Ask a running search to stop now (safe from any thread)."""
+        """Stop the running search now, or the next one if none is running
+        (safe from any thread; each request ends one search)."""
+        # Request first, then the flags: search() clears the flags as it
+        # starts and then looks at the request, so one of the two always sees it.
+        self._stop_requested = True
         self.ctl[CTL_STOP] = 1
+        for helper in self._helpers:
+            helper.ctl[CTL_STOP] = 1
+
+    def _total(self, slot: int) -> int:
+        """A counter (CTL_NODES, ...) summed over the main thread and the helpers of this search."""
+        return int(self.ctl[slot]) + sum(int(h.ctl[slot]) for h in self._helpers[: self.threads - 1])
 
     def search(self, board: Board, limits: Limits, multipv: int = 1,
-               on_iteration: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+               on_iteration: Callable[[SearchInfo], None] | None = None, *,
+               nodes: int | None = None, level: int = MAX_LEVEL,
+               rng: random.Random | None = None) -> SearchResult:
         """Search ``board`` (left unchanged) within ``limits``; blocks until done.
 
         ``on_iteration`` is called in this thread after every completed
-        iteration, once per multipv line. Raises ValueError on a finished game.
+        iteration, once per multipv line. ``nodes`` caps the main thread's
+        nodes (deterministic, unlike time). ``level`` below MAX_LEVEL plays
+        weaker, choosing at random (``rng``) among near-best moves; see
+        :mod:`hiveai.level`. Raises ValueError on a finished game.
         """
+        if level != MAX_LEVEL:
+            return play_level(self, board, limits, level, rng or random.Random())
         start = time.monotonic()
         legal = board.legal_move_ints()
         if not legal:
@@ -649,6 +750,7 @@ class Searcher:
         first = board.legal_moves[0]
         fallback = SearchResult(first, None, 0, 0, 0.0, [first])
         if limits.depth == 0 or limits.out_of_time():
+            self._stop_requested = False
             return fallback
         max_depth = MAX_PLY - 2 if limits.depth is None else min(limits.depth, MAX_PLY - 2)
         if len(legal) == 1 and limits.depth is None and not limits.infinite:
@@ -657,13 +759,13 @@ class Searcher:
 
         self._generation = (self._generation + 1) & 63
         self.ctl[:] = 0
+        if self._stop_requested:  # asked before the flag was cleared
+            self.ctl[CTL_STOP] = 1
         self.ctl[CTL_GENERATION] = self._generation
+        self.ctl[CTL_NODE_LIMIT] = 0 if nodes is None else max(1, nodes)
         for name, slot in SEARCH_FEATURES.items():
             self.ctl[slot] = self.features[name]
-        self._sd[SD_KILLERS:SD_HISTORY] = 0
-        # History from earlier moves is still a useful hint, but halved (the
-        # minimax crate does the same each search).
-        self._sd[SD_HISTORY:SD_PV] >>= 1
+        self._main.new_search()
 
         b = board.position_array.copy()
         game = _game_hashes(board)
@@ -675,15 +777,17 @@ class Searcher:
         infos: queue.Queue = queue.Queue()
         state = _IterationState()
 
+        weights = weights_for(self.weights, board.game_type_string)
+
         def work() -> None:
             try:
-                self._iterate(board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state,
-                              weights_for(self.weights, board.game_type_string))
+                self._iterate(board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state, weights)
             except BaseException as e:  # surfaced in the calling thread
                 state.error = e
             finally:
                 infos.put(None)
 
+        helpers = self._start_helpers(b, path, hp, irrev, max_depth, weights)
         worker = threading.Thread(target=work, name="hiveai-search", daemon=True)
         worker.start()
         try:
@@ -700,15 +804,33 @@ class Searcher:
                     self.stop()
         except BaseException:
             self.stop()
-            worker.join()
+            self._join(worker, helpers)
+            self._stop_requested = False
             raise
-        worker.join()
+        self._join(worker, helpers)
         if state.error is not None:
+            self._stop_requested = False
             raise state.error
         # A bare "bestmove" answers only when told to stop, even after the search is exhausted.
-        while limits.infinite and not limits.stop.is_set():
+        while limits.infinite and not limits.stop.is_set() and not self._stop_requested:
             time.sleep(POLL_INTERVAL * 5)
+        self._stop_requested = False
         return self._result(board, state, fallback, start)
+
+    @staticmethod
+    def _join(worker: threading.Thread, helpers: list[_Helper]) -> None:
+        worker.join()
+        for helper in helpers:  # the main thread is done: the helpers stop with it
+            helper.join()
+
+    def _start_helpers(self, b, path, hp: int, irrev: int, max_depth: int, weights) -> list[_Helper]:
+        """Start ``threads - 1`` helper threads on this search; returns them."""
+        while len(self._helpers) < self.threads - 1:
+            self._helpers.append(_Helper())
+        helpers = self._helpers[: self.threads - 1]
+        for index, helper in enumerate(helpers, 1):
+            helper.start(index, b, path, hp, irrev, self.ctl, self._keys, self._data, weights, max_depth)
+        return helpers
 
     def _iterate(self, board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state, weights) -> None:
         """Iterative deepening, in the worker thread."""
@@ -739,10 +861,10 @@ class Searcher:
                 excl_all[k] = pv[0]
                 lines.append((pv[0], score, pv))
                 elapsed = time.monotonic() - start
-                infos.put(SearchInfo(depth, k + 1, score, int(ctl[CTL_NODES]), elapsed,
-                                     float(ctl[CTL_NODES] / elapsed) if elapsed > 0 else 0.0,
-                                     _pv_moves(board, pv), int(ctl[CTL_TT_HITS]),
-                                     int(ctl[CTL_TT_PROBES])))
+                nodes = self._total(CTL_NODES)
+                infos.put(SearchInfo(depth, k + 1, score, nodes, elapsed, nodes / elapsed if elapsed > 0 else 0.0,
+                                     _pv_moves(board, pv), self._total(CTL_TT_HITS),
+                                     self._total(CTL_TT_PROBES)))
             if ctl[CTL_STOP] or len(lines) < multipv:
                 break
             state.depth = depth
@@ -752,9 +874,8 @@ class Searcher:
                 break  # a forced result, proven within the horizon: deeper adds nothing
 
     def _result(self, board: Board, state: _IterationState, fallback: SearchResult, start: float) -> SearchResult:
-        ctl = self.ctl
         seconds = time.monotonic() - start
-        nodes, hits, probes = int(ctl[CTL_NODES]), int(ctl[CTL_TT_HITS]), int(ctl[CTL_TT_PROBES])
+        nodes, hits, probes = self._total(CTL_NODES), self._total(CTL_TT_HITS), self._total(CTL_TT_PROBES)
         lines = []
         for _, s, pv in state.lines:
             moves = _pv_moves(board, pv)
@@ -833,12 +954,15 @@ def _pv_moves(board: Board, pv: list[int]) -> list[Move]:
 
 def search(board: Board, *, depth: int | None = None, time: float | None = None, multipv: int = 1,
            on_iteration: Callable[[SearchInfo], None] | None = None,
-           searcher: Searcher | None = None, stop: StopFlag | None = None) -> SearchResult:
+           searcher: Searcher | None = None, stop: StopFlag | None = None, threads: int = 1,
+           nodes: int | None = None, level: int = MAX_LEVEL, rng: random.Random | None = None) -> SearchResult:
     """Search ``board`` to ``depth`` plies or for ``time`` seconds (neither: DEFAULT_DEPTH).
 
-    Uses a fresh :class:`Searcher` (so results are reproducible) unless one is
-    given. ``multipv`` > 1 also ranks the next best moves (``result.lines``).
-    ``stop`` lets another thread end the search early.
+    Uses a fresh :class:`Searcher` with ``threads`` threads (one thread: the
+    result is reproducible) unless one is given. ``multipv`` > 1 also ranks
+    the next best moves (``result.lines``). ``stop`` lets another thread end
+    the search early; ``nodes`` caps the nodes searched. ``level`` 1 to 9
+    plays weaker (:mod:`hiveai.level`; ``rng`` makes its choice reproducible).
 
     >>> from hiveai import Board
     >>> search(Board("Base"), depth=1).depth
@@ -851,7 +975,9 @@ def search(board: Board, *, depth: int | None = None, time: float | None = None,
         limits = depth_limits(DEFAULT_DEPTH if depth is None else depth, stop)
     if time is not None and depth is not None:
         limits.depth = depth
-    return (searcher or Searcher(tt_mb=16)).search(board, limits, multipv, on_iteration)
+    if searcher is None:
+        searcher = Searcher(tt_mb=16, threads=threads)
+    return searcher.search(board, limits, multipv, on_iteration, nodes=nodes, level=level, rng=rng)
 
 
 def warmup() -> None:

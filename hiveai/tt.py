@@ -1,8 +1,9 @@
 """Transposition table: what the search learnt about positions it has seen.
 
-Two preallocated int64 arrays, no Python per probe: ``keys[i]`` holds the full
-64-bit Zobrist hash of the entry (so a probe verifies the whole key, not just
-the index bits) and ``data[i]`` packs the rest:
+Two preallocated int64 arrays, no Python per probe: ``data[i]`` packs what
+was learnt and ``keys[i]`` holds the full 64-bit Zobrist hash of the position
+XORed with that data word (so a probe verifies the whole key, not just the
+index bits):
 
     bits  0..15  best move + 1 (0: none); moves are < 29 * 1024, PASS included
     bits 16..47  score + 2**31 (scores are ints well inside 32 bits)
@@ -10,12 +11,24 @@ the index bits) and ``data[i]`` packs the rest:
     bits 56..57  bound: EXACT, LOWER (score >= value) or UPPER (score <= value)
     bits 58..63  generation (search number mod 64), for ageing
 
-Entries sit in buckets of two neighbouring slots. Replacement keeps deep
-entries and fresh ones: a hit on the same key is overwritten unless the old
-entry is deeper and from this search; otherwise the victim is the slot that is
-stale (older generation) or, if both are fresh, the shallower one. This is the
-two-tier idea of the minimax crate that nokamute uses (engine-notes.md 2),
-folded into one rule per bucket.
+**Lock-free sharing.** Search threads share one table without locks (the
+"lockless hashing" of Hyatt and Mann, used by Crafty and Stockfish). A slot is
+two separate 64-bit stores, so another thread can read one half old and one
+half new. Storing ``key ^ data`` makes such a torn pair fail the key check:
+:func:`tt_probe` reads each word once, accepts the entry only if
+``keys[i] ^ data[i] == key``, and hands back the data word it checked, so the
+caller never re-reads a slot another thread may have rewritten meanwhile.
+
+**Replacement.** Entries sit in buckets of two neighbouring slots.
+:func:`tt_store` first looks for a slot holding the same key. If there is one,
+it is overwritten, except when the old entry is from this search (same
+generation), more than two plies deeper, and the new result is not EXACT: then
+the store is dropped. A new entry without a best move keeps the old one's move.
+If no slot holds the key, the victim is the stale slot (empty or from an older
+generation) when exactly one of the two is stale; otherwise (both stale or
+both fresh) the shallower one, the first slot on a tie. This is the two-tier
+idea (keep the deepest, always take the newest) of the minimax crate that
+nokamute uses, folded into one rule per bucket.
 
 Mate scores are stored relative to the node, not the root (see
 :func:`score_to_tt` / :func:`score_from_tt`), so a mate found at one ply
@@ -76,13 +89,14 @@ def score_from_tt(score, ply):
 
 @njit(cache=True, nogil=True)
 def tt_probe(keys, data, key):
-    """Index of the entry for ``key``, or -1."""
+    """The data word stored for ``key`` (see the module docstring), or 0 if
+    there is none; a slot torn by a concurrent store reads as a miss."""
     i = key & (keys.shape[0] - 2)  # first slot of the bucket
-    if keys[i] == key and data[i] != 0:
-        return i
-    if keys[i + 1] == key and data[i + 1] != 0:
-        return i + 1
-    return -1
+    for j in range(i, i + 2):
+        d = data[j]
+        if d != 0 and keys[j] ^ d == key:
+            return d
+    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -123,11 +137,13 @@ def tt_store(keys, data, key, move, score, depth, bound, generation):
     if depth > 255:
         depth = 255
     slot = -1
+    old = 0
     for j in range(i, i + 2):
-        if keys[j] == key and data[j] != 0:
+        d = data[j]
+        if d != 0 and keys[j] ^ d == key:
             slot = j
+            old = d
     if slot >= 0:
-        old = data[slot]
         if (entry_generation(old) == generation and entry_depth(old) > depth + 2 and bound != EXACT):
             return  # keep the much deeper result of this search
         if move < 0:
@@ -140,5 +156,6 @@ def tt_store(keys, data, key, move, score, depth, bound, generation):
             slot = i if stale_a else i + 1
         else:
             slot = i if entry_depth(a) <= entry_depth(bb) else i + 1
-    keys[slot] = key
-    data[slot] = _pack(move, score, depth, bound, generation)
+    d = _pack(move, score, depth, bound, generation)
+    keys[slot] = key ^ d
+    data[slot] = d

@@ -18,6 +18,12 @@ Protocol rules this module keeps (see uhp.md 1, 4 and 7):
 * End of input: the commands already read are finished, then exit code 0. A
   bare ``bestmove`` (think until SIGINT) also stops and answers when input
   ends, since no SIGINT can be coming: a reader thread watches stdin.
+* Pondering (option ``PonderDuringIdle``): after a searched ``bestmove`` has
+  answered and printed ``ok``, a ponder thread searches the position after
+  the predicted reply (the PV's second move) into the shared table, printing
+  nothing. The next line read (a command, ``exit`` or the end of input) stops
+  it before anything else happens; the stop flag is read at every node, so
+  the command runs within milliseconds. A ponder hit finds the table full.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import random
 import re
 import signal
 import sys
@@ -34,7 +41,7 @@ from typing import Callable, Iterable, TextIO
 
 from hiveai import ENGINE_NAME, __version__, timeman
 from hiveai.errors import GAME_OVER, GameOverError, HiveError
-from hiveai.options import BUILTIN_WEIGHTS, Options
+from hiveai.options import BUILTIN_WEIGHTS, MAX_LEVEL, Options
 
 log = logging.getLogger("hiveai.uhp")
 
@@ -90,6 +97,10 @@ class UhpServer:
         self._table_mb: int | None = None  # table size asked of the last (background) preparation
         self._eval_weights = None  # weights by game type from EvalFile; None: built-in
         self._eval_weights_builtin = None  # the built-in weights ($HIVEAI_WEIGHTS applied), once read
+        self._rng = random.Random()  # the weak levels' choices
+        self._ponder_board = None  # the position to ponder: after our move and the predicted reply
+        self._ponder_thread: threading.Thread | None = None
+        self._ponder_stop = timeman.StopFlag()
         self._command_start = time.monotonic()
         self._commands: dict[str, Callable[[list[str], str], Iterable[str]]] = {
             "info": self.cmd_info,
@@ -135,12 +146,54 @@ class UhpServer:
         try:
             while True:
                 line = lines.get()
+                if line is not None and not line.strip():
+                    continue  # a blank line: no output at all (Mzinga), and pondering goes on
+                self._stop_pondering()
                 if line is None or not self.execute(line):  # EOF or exit
                     return 0
+                self._start_pondering()
         finally:
             # Let a warm-up still loading kernels finish rather than exiting
             # under a thread that is inside numba.
             self._searcher_ready()
+
+    def _start_pondering(self) -> None:
+        """Ponder the position the last ``bestmove`` predicted, while the game
+        can still reach it: the client's ``play`` of our move, other queries,
+        and the predicted reply itself (a ponder hit) keep it; anything else
+        (another reply, undo, newgame) drops it."""
+        board = self._ponder_board
+        if board is None:
+            return
+        history = self.board.move_history if self.board is not None else None
+        if (history is None or self.board.game_type_string != board.game_type_string
+                or history != board.move_history[: len(history)]):
+            self._ponder_board = None
+            return
+        searcher = self._get_searcher()
+        if self.options["PonderDuringIdle"] == "SingleThreaded":
+            searcher.threads = 1
+        self._ponder_stop.clear()
+        limits = timeman.infinite_limits(self._ponder_stop)
+
+        def ponder() -> None:
+            try:
+                result = searcher.search(board, limits)
+                log.info("pondered %s to depth %s, %s nodes", board.game_string(), result.depth, result.nodes)
+            except Exception:  # pondering is a bonus: never let it break the engine
+                log.exception("pondering failed")
+
+        self._ponder_thread = threading.Thread(target=ponder, name="hiveai-ponder", daemon=True)
+        self._ponder_thread.start()
+
+    def _stop_pondering(self) -> None:
+        """Stop pondering (if it runs) and wait until it has."""
+        thread, self._ponder_thread = self._ponder_thread, None
+        if thread is None:
+            return
+        self._ponder_stop.set()
+        self._searcher.stop()  # at once, without waiting for the search's next poll
+        thread.join()
 
     def execute(self, line: str) -> bool:
         """Answer one command line. Returns False for ``exit``."""
@@ -321,18 +374,22 @@ class UhpServer:
             self.searching_infinite = False
             self.stop.clear()  # the reader may have set it for the bare search just now
             limits = timeman.time_limits(EOF_THINK_SECONDS, self.stop, start=self._command_start)
+        level = self.options["Level"]
         try:
-            book = self._book_move(board, limits)
+            # The weak levels skip the book: its moves are the strongest there are.
+            book = self._book_move(board, limits) if level == MAX_LEVEL else None
             if book is not None:
                 log.info("bestmove %s from the book", book)
                 return [str(book)]
             searcher = self._get_searcher()  # imports numba; the banner is long gone
             report = self._report if self.options["ReportIntermediateBestMoves"] else None
-            result = searcher.search(board, limits, on_iteration=report)
+            result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng)
         finally:
             self.searching = self.searching_infinite = False
         log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
                  result.score, result.depth, result.nodes, time.monotonic() - self._command_start)
+        if self.options["PonderDuringIdle"] != "Disabled" and level == MAX_LEVEL:
+            self._ponder_board = _predicted(board, result.pv)
         return [result.move_string]
 
     def _book_move(self, board, limits: timeman.Limits):
@@ -409,6 +466,7 @@ class UhpServer:
 
                 self._eval_weights_builtin = weights_from_env()
             self._searcher.weights = self._eval_weights_builtin
+        self._searcher.threads = self.options["NumThreads"]
         return self._searcher
 
     def _limits(self, args: list[str]) -> timeman.Limits:
@@ -434,6 +492,19 @@ class UhpServer:
                 usage=self.options["TimeUsage"], margin=self.options["TimeMarginMs"] / 1000,
             )
         raise CommandError(BESTMOVE_USAGE)
+
+
+def _predicted(board, pv: list[str]):
+    """The position after our move and the reply the PV expects (as far as the
+    PV goes), or None when there is nothing to ponder."""
+    if not pv:
+        return None
+    after = board.copy()
+    for move in pv[:2]:
+        after.play(move)
+        if after.is_game_over():
+            return None
+    return after
 
 
 def _claim_stdout() -> TextIO:

@@ -302,3 +302,11 @@ def test_book_moves_are_marked_and_the_book_is_optional(monkeypatch, tmp_path):
 
     monkeypatch.setitem(sys.modules, "hiveai.book", None)  # no book module at all
     assert [r.book for r in review_game(record, depth=1)] == [False] * 4
+
+
+def test_threads_option():
+    code, out = run("Base+MLP", "--depth", "3", "--threads", "2", "--json")
+    assert code == 0
+    assert json_lines(out)[-1]["type"] == "bestmove" and json_lines(out)[-1]["depth"] == 3
+    code, out = run("Base", "--threads", "0")
+    assert code != 0 and "--threads" in out

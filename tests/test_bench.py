@@ -66,3 +66,15 @@ def test_run_bench_records_every_iteration_and_repeats_itself():
         assert r.iterations[-1][1] == r.nodes
         assert 0 <= r.tt_hit_rate <= 1 and r.ebf > 1
     assert a.perft.positions == 1
+
+
+def test_threads_option_runs_lazy_smp_and_says_so():
+    runner = CliRunner()
+    out = runner.invoke(main, ["bench", "--depth-offset", "-4", "--threads", "2", "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["threads"] == 2 and all(p["depth"] == max(1, p_.depth - 4)
+                                          for p, p_ in zip(report["positions"], POSITIONS))
+    text = runner.invoke(main, ["bench", "--depth-offset", "-4", "--threads", "2"])
+    assert "2 threads (Lazy SMP" in text.output.splitlines()[0]
+    assert runner.invoke(main, ["bench", "--threads", "0"]).exit_code != 0

@@ -155,12 +155,11 @@ def test_table_entries_round_trip_and_verify_the_key():
     keys, data = new_table(1)
     key = np.int64(0x1234_5678_9ABC_DEF1)
     tt_store(keys, data, key, 28 * 1024, -(WIN - 12), 17, LOWER, 63)
-    i = tt_probe(keys, data, key)
-    assert i >= 0
-    d = data[i]
+    d = tt_probe(keys, data, key)
+    assert d != 0 and keys[data == d][0] == key ^ d  # the key is stored XORed with the data
     assert (entry_move(d), entry_score(d), entry_depth(d), entry_bound(d)) == (28 * 1024, -(WIN - 12), 17, LOWER)
     # Same index, other key: a miss, not a wrong hit.
-    assert tt_probe(keys, data, np.int64(int(key) ^ (1 << 40))) == -1
+    assert tt_probe(keys, data, np.int64(int(key) ^ (1 << 40))) == 0
 
 
 def test_replacement_keeps_deep_and_fresh_entries():
@@ -170,13 +169,13 @@ def test_replacement_keeps_deep_and_fresh_entries():
     tt_store(keys, data, a, 1, 10, 9, EXACT, 1)  # deep
     tt_store(keys, data, b, 2, 20, 2, EXACT, 1)  # shallow
     tt_store(keys, data, c, 3, 30, 5, EXACT, 1)  # replaces the shallow one
-    assert tt_probe(keys, data, a) >= 0 and tt_probe(keys, data, c) >= 0 and tt_probe(keys, data, b) == -1
+    assert tt_probe(keys, data, a) != 0 and tt_probe(keys, data, c) != 0 and tt_probe(keys, data, b) == 0
     # Same key, much shallower, same generation, not exact: the deep result stays.
     tt_store(keys, data, c, 3, 30, 1, LOWER, 1)
-    assert entry_depth(data[tt_probe(keys, data, c)]) == 5
+    assert entry_depth(tt_probe(keys, data, c)) == 5
     # A new search (generation): stale entries go first, the shallower of them.
     tt_store(keys, data, b, 2, 20, 1, UPPER, 2)
-    assert tt_probe(keys, data, b) >= 0 and tt_probe(keys, data, a) >= 0 and tt_probe(keys, data, c) == -1
+    assert tt_probe(keys, data, b) != 0 and tt_probe(keys, data, a) != 0 and tt_probe(keys, data, c) == 0
 
 
 # --- repetition history --------------------------------------------------------

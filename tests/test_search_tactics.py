@@ -54,7 +54,20 @@ from hiveai.position import (
     occupied_neighbours,
     undo_move,
 )
+from hiveai import search as search_module
 from hiveai.search import format_score, is_win_score, search
+
+
+
+@pytest.fixture(autouse=True, params=[1, 2], ids=["1thread", "2threads"])
+def threads(request, monkeypatch):
+    """Every tactic is checked with one search thread and with two (Lazy SMP,
+    one shared table): the answer comes from the main thread, so it must be
+    just as right however the helper's entries interleave with its own."""
+    real = search_module.search
+    monkeypatch.setitem(globals(), "search", lambda board, **kw: real(board, threads=request.param, **kw))
+    return request.param
+
 
 GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
 P_TYPES = [g for g in GAME_TYPES if "P" in g]

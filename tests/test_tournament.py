@@ -30,6 +30,7 @@ from hiveai.gamerecord import read_game
 from hiveai.tournament import referee
 from hiveai.tournament.backend import make_backend
 from hiveai.tournament.cli_args import TournamentCommand, parse_sprt
+from hiveai.tournament.preflight import check_engine
 from hiveai.tournament.report import REPORT_FILE, replay_path
 from hiveai.tournament.runner import GAMES_FILE, STANDINGS_FILE, TournamentError, pgn_path, run
 from hiveai.tournament.schedule import (
@@ -38,6 +39,7 @@ from hiveai.tournament.schedule import (
     format_timespan,
     make_schedule,
     pairings,
+    parse_engine,
     random_openings,
 )
 
@@ -448,3 +450,18 @@ def test_sprt_depth_3_against_depth_1_accepts_h1(tmp_path):
     records, screen = play(cfg, tmp_path / "t", concurrency=2)
     assert "pairs: H1 accepted" in screen, screen[-3000:]
     assert len(records) < 200
+
+
+def test_hiveai_engines_get_one_thread_unless_the_user_says_otherwise():
+    spec = parse_engine(f"h={HIVEAI}")
+    banner = ["id hiveai v1.0", "Mosquito;Ladybug;Pillbug"]
+    assert referee.single_thread_options(spec, banner) == [("NumThreads", "1")]
+    assert referee.single_thread_options(spec, ["id Nokamute v1", "Mosquito"]) == []
+    mine = referee.EngineSpec(spec.name, spec.command, (("numthreads", "2"),), spec.go)
+    assert referee.single_thread_options(mine, banner) == []
+    # The real engine: the check before the games says so, and the option is accepted.
+    rejection, notes = check_engine(referee.EngineSpec(spec.name, spec.command, (), "depth 1"), "Base")
+    assert rejection is None and any(n.startswith("note: h is hiveai: set to NumThreads 1") for n in notes), notes
+    rejection, notes = check_engine(referee.EngineSpec(spec.name, spec.command, (("NumThreads", "2"),), "depth 1"),
+                                    "Base")
+    assert rejection is None and not any("NumThreads" in n for n in notes), notes

@@ -9,6 +9,7 @@ extra or missing ``ok`` (replies would be out of step).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from uhp_client import MIDGAME, Engine
@@ -72,3 +73,76 @@ def test_random_command_lines(engine: Engine, batch: list[str]) -> None:
             expected = reply[0]
     assert current_game_string(engine, expected) == expected
     assert engine.cmd("info") == engine.banner
+
+
+# --- the same with pondering on ------------------------------------------------
+
+# With PonderDuringIdle on, every searched bestmove leaves a ponder search
+# running behind the next commands. Replies whose length is known are checked
+# exactly, so a line printed while pondering would show up as an extra one.
+PONDER_LINES = st.one_of(
+    lines.filter(keep),
+    st.sampled_from(["bestmove depth 1", "bestmove depth 2", "bestmove time 00:00:00.05",
+                     "bestmove time 00:00:00.2", "validmoves", "info", "options", "undo", "pass",
+                     "options get PonderDuringIdle"]),
+)
+
+
+def expected_length(line: str, engine: Engine) -> int | None:
+    """How many lines a successful reply to ``line`` has, where that is fixed."""
+    words = line.lower().split()
+    if words[0] in ("bestmove", "validmoves", "newgame", "play", "pass", "undo"):
+        return 1
+    if words[0] == "info":
+        return len(engine.banner)
+    if words == ["options"]:
+        return engine.option_count
+    return None
+
+
+def pondering_engine_setup(engine: Engine) -> None:
+    engine.cmd1("options set UseBook False")
+    engine.cmd1("options set PonderDuringIdle MultiThreaded")
+    engine.option_count = len(engine.cmd("options"))
+
+
+def check_pondering_batch(engine: Engine, batch: list[str]) -> None:
+    expected = engine.cmd1(f"newgame {MIDGAME}")
+    for line in batch:
+        engine.send(line)
+        if not line.split():
+            continue
+        reply = engine.reply()
+        failed = len(reply) == 1 and reply[0].startswith(("err ", "invalidmove "))
+        if not failed:
+            n = expected_length(line, engine)
+            assert n is None or len(reply) == n, (line, reply)
+            if line.split()[0].lower() in CHANGES_GAME:
+                expected = reply[0]
+    engine.assert_silent(0.05)
+    assert current_game_string(engine, expected) == expected
+    assert engine.cmd("info") == engine.banner
+
+
+@pytest.fixture(scope="module")
+def pondering_engine(warm_cache):
+    e = Engine()
+    pondering_engine_setup(e)
+    yield e
+    e.send("exit")
+    assert e.close() == 0
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(PONDER_LINES, min_size=1, max_size=8))
+def test_random_command_lines_while_pondering(pondering_engine: Engine, batch: list[str]) -> None:
+    check_pondering_batch(pondering_engine, batch)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(PONDER_LINES, min_size=1, max_size=8))
+def test_a_thousand_random_command_sequences_while_pondering(pondering_engine: Engine, batch: list[str]) -> None:
+    check_pondering_batch(pondering_engine, batch)

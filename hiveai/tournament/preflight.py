@@ -24,7 +24,14 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from hiveai.tournament.limits import PROBE_TIMEOUT
-from hiveai.tournament.referee import ENGINE_ERROR, EngineFailure, EngineProcess, GameLog, move_budget
+from hiveai.tournament.referee import (
+    ENGINE_ERROR,
+    EngineFailure,
+    EngineProcess,
+    GameLog,
+    move_budget,
+    single_thread_options,
+)
 from hiveai.tournament.schedule import EngineSpec, TournamentConfig
 
 # Engines known to answer err to a fractional "bestmove time" (named in the remedy).
@@ -66,19 +73,24 @@ def _rejected(lines: list[str]) -> str | None:
 def check_engine(spec: EngineSpec, game_type: str) -> tuple[Rejection | None, list[str]]:
     """Start ``spec`` once: set its options, begin a ``game_type`` game, ask its first move.
 
-    Returns the first command it rejected (None if none) and warnings (a
-    ``bestmove`` that failed otherwise: the games will judge it). Raises
+    Returns the first command it rejected (None if none) and lines to print: a
+    note when a hiveai engine is set to one thread, warnings about a
+    ``bestmove`` that failed otherwise (the games will judge it). Raises
     EngineFailure if the engine cannot start or begin a game.
     """
     log = GameLog()
     engine = EngineProcess(replace(spec, options=()), log)  # options set below, answers checked
     try:
-        engine.handshake(PROBE_TIMEOUT)
+        banner = engine.handshake(PROBE_TIMEOUT)
+        notes = []
+        if single_thread_options(spec, banner):
+            notes.append(f"note: {spec.name} is hiveai: set to NumThreads 1 (one core per engine keeps timed "
+                         f"games fair; --option {spec.name}:NumThreads=N overrides)")
         for name, value in spec.options:
             command = f"options set {name} {value}"
             bad = _rejected(engine.command(command, PROBE_TIMEOUT)[0])
             if bad is not None:
-                return Rejection(spec, command, bad), []
+                return Rejection(spec, command, bad), notes
         lines, _ = engine.command(f"newgame {game_type}", PROBE_TIMEOUT)
         if not lines or lines[0].startswith(_REJECTED):
             raise EngineFailure(ENGINE_ERROR, f"'newgame {game_type}' answered {lines[:1]}")
@@ -86,13 +98,13 @@ def check_engine(spec: EngineSpec, game_type: str) -> tuple[Rejection | None, li
         try:
             lines, _ = engine.command(command, PROBE_TIMEOUT)
         except EngineFailure as e:
-            return None, [f"{spec.name}: '{command}' before the first game: {e}"]
+            return None, notes + [f"warning: {spec.name}: '{command}' before the first game: {e}"]
         bad = _rejected(lines)
         if bad is not None:
-            return Rejection(spec, command, bad), []
+            return Rejection(spec, command, bad), notes
         if not lines:
-            return None, [f"{spec.name}: '{command}' answered nothing before the first game"]
-        return None, []
+            return None, notes + [f"warning: {spec.name}: '{command}' answered nothing before the first game"]
+        return None, notes
     except EngineFailure as e:
         e.detail = f"{e.detail}\n--- engine transcript ---\n{log.text()}"
         raise
@@ -102,18 +114,18 @@ def check_engine(spec: EngineSpec, game_type: str) -> tuple[Rejection | None, li
 
 def check_engines(config: TournamentConfig, say: Callable[[str], None]) -> list[str]:
     """Check every engine (in parallel); returns one message per engine that cannot play
-    (empty: all is well). Warnings go to ``say``."""
+    (empty: all is well). Notes and warnings go to ``say``."""
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         futures = {e.name: pool.submit(check_engine, e, config.game_type) for e in config.engines}
         failures = []
         for e in config.engines:
             try:
-                rejection, warnings = futures[e.name].result()
+                rejection, messages = futures[e.name].result()
             except EngineFailure as err:
                 failures.append(f"engine {e.name} ({' '.join(e.command)}) cannot play: {err.reason}: {err.detail}")
                 continue
-            for w in warnings:
-                say("warning: " + w)
+            for message in messages:
+                say(message)
             if rejection is not None:
                 failures.append(rejection.message())
     return failures

@@ -102,6 +102,22 @@ class GameLog:
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
 
+# Option hiveai tournament gives hiveai engines (NumThreads=1) unless the user sets it.
+THREADS_OPTION = ("NumThreads", "1")
+
+
+def is_hiveai(banner: list[str]) -> bool:
+    """Whether a start-up banner is hiveai's (its id line: ``id hiveai vX.Y``)."""
+    return any(line.lower().startswith("id hiveai") for line in banner)
+
+
+def single_thread_options(spec: EngineSpec, banner: list[str]) -> list[tuple[str, str]]:
+    """``[("NumThreads", "1")]`` for a hiveai engine whose options leave NumThreads alone, else []."""
+    if not is_hiveai(banner) or any(name.lower() == THREADS_OPTION[0].lower() for name, _ in spec.options):
+        return []
+    return [THREADS_OPTION]
+
+
 # Every running engine, so a shutdown can stop them all (close_all).
 _LIVE: weakref.WeakSet[EngineProcess] = weakref.WeakSet()
 
@@ -143,9 +159,14 @@ class EngineProcess:
         return EngineFailure(CRASH, f"{how} during '{during}'")
 
     def handshake(self, timeout: float = SETUP_TIMEOUT) -> list[str]:
-        """Read the start-up banner and set the spec's options; returns the banner."""
+        """Read the start-up banner and set the spec's options; returns the banner.
+
+        A hiveai engine (its ``id`` line says ``id hiveai``) is first set to
+        one search thread, unless the spec sets NumThreads itself: timed
+        games are only fair when every engine gets one core.
+        """
         banner = self._reply(timeout, "start-up")
-        for name, value in self.spec.options:
+        for name, value in single_thread_options(self.spec, banner) + list(self.spec.options):
             lines, _ = self.command(f"options set {name} {value}", timeout)
             bad = [ln for ln in lines if ln.startswith(("err", "invalidmove"))]
             if bad:

@@ -1,0 +1,124 @@
+"""Parallel search (Lazy SMP): one thread keeps the bench signature, threads
+share the table without corrupting it, stop together, and a stop asked for
+before (or as) a search starts is not lost."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from hiveai.bench import POSITIONS, run_bench
+from hiveai.board import Board
+from hiveai.position import HASH
+from hiveai.search import Searcher, search
+from hiveai.timeman import StopFlag, depth_limits, infinite_limits
+from hiveai.tt import entry_move, tt_probe
+
+# hiveai bench's total nodes at its own depths (16 MB table, one thread); the
+# README quotes it. Changes exactly when the search's behaviour does.
+BENCH_SIGNATURE = 6_244_508
+MIDGAME = [p for p in POSITIONS if p.midgame]
+
+
+def test_one_thread_keeps_the_bench_signature():
+    assert run_bench(threads=1).signature == BENCH_SIGNATURE
+
+
+def test_two_threads_reach_the_depth_and_count_the_helpers_nodes():
+    board = Board.parse(MIDGAME[0].game)
+    one = search(board, depth=4)
+    two = search(board, depth=4, threads=2)
+    assert two.depth == 4 and two.move in board.legal_moves
+    assert two.nodes > one.nodes // 2  # the helper's nodes are in the total
+
+
+def tt_moves_are_legal(searcher: Searcher, board: Board, plies: int) -> int:
+    """Walk every position up to ``plies`` plies from ``board``; each one the
+    table knows must hold a move legal there. Returns the entries checked."""
+    checked = 0
+    legal = board.legal_move_ints()
+    d = tt_probe(searcher._keys, searcher._data, np.int64(board.position_array[HASH]))
+    if d != 0 and entry_move(d) >= 0:
+        assert entry_move(d) in legal, (board.game_string(), entry_move(d))
+        checked += 1
+    if plies > 0:
+        for mv in legal:
+            board.push(mv)
+            if not board.is_game_over():
+                checked += tt_moves_are_legal(searcher, board, plies - 1)
+            board.pop()
+    return checked
+
+
+def stress(seconds: float, walk_plies: int) -> int:
+    """Search bench positions with two threads for ``seconds`` (time-limited
+    searches, so the threads race all the way), checking the table after each."""
+    checked, end = 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        for p in MIDGAME:
+            board = Board.parse(p.game)
+            searcher = Searcher(tt_mb=1, threads=2)  # a small table: many replacements, many races
+            search(board, time=0.3, searcher=searcher)
+            checked += tt_moves_are_legal(searcher, board, walk_plies)
+            if time.monotonic() >= end:
+                break
+    return checked
+
+
+def test_two_threads_leave_no_corrupted_table_move():
+    assert stress(1.0, 2) > 100
+
+
+@pytest.mark.slow
+def test_two_threads_leave_no_corrupted_table_move_for_a_minute():
+    assert stress(60.0, 2) > 1000
+
+
+def test_threads_stop_together_at_once():
+    board = Board.parse(MIDGAME[1].game)
+    searcher = Searcher(tt_mb=16, threads=2)
+    stop = StopFlag()
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("r", searcher.search(board, infinite_limits(stop))))
+    worker.start()
+    time.sleep(0.5)
+    asked = time.monotonic()
+    stop.set()
+    worker.join(10)
+    took = time.monotonic() - asked
+    assert not worker.is_alive()
+    assert all(h.thread is None for h in searcher._helpers)  # every helper joined
+    assert out["r"].depth >= 1
+    assert took < 2.0, took  # generous: milliseconds on an idle machine (README, "Threads")
+
+
+def test_a_stop_before_the_search_is_honoured_and_only_once():
+    board = Board.parse(MIDGAME[0].game)
+    for threads in (1, 2):
+        searcher = Searcher(tt_mb=4, threads=threads)
+        searcher.stop()
+        stopped = searcher.search(board, depth_limits(30, StopFlag()))
+        assert stopped.depth == 0 and stopped.nodes <= 2 * threads
+        assert searcher.search(board, depth_limits(3, StopFlag())).depth == 3  # the request was used up
+
+
+def test_a_stop_as_the_search_starts_is_never_lost():
+    board = Board.parse(MIDGAME[0].game)
+    searcher = Searcher(tt_mb=4, threads=2)
+    for i in range(20):
+        worker = threading.Thread(target=searcher.search, args=(board, depth_limits(40, StopFlag())))
+        worker.start()
+        if i % 2:
+            time.sleep(0.0005 * i)
+        searcher.stop()
+        worker.join(20)
+        assert not worker.is_alive(), f"stop {i} was lost"
+        searcher.search(board, depth_limits(1, StopFlag()))  # uses up a request that came after the search
+
+
+def test_threads_must_be_positive():
+    with pytest.raises(ValueError, match="threads"):
+        Searcher(threads=0)

@@ -1,0 +1,121 @@
+"""The new engine options over a real pipe: NumThreads, Level, and pondering
+(PonderDuringIdle): silent, stopped by any command, kept through the
+client's ``play`` of our move, a ponder hit leaves a fuller table, and
+``exit`` or the end of input quit at once."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from uhp_client import MIDGAME, Engine
+
+BESTMOVE_LOG = re.compile(r"bestmove (\S+(?: \S+)?) score \S+ depth (\d+) nodes (\d+)")
+
+
+def setup(engine: Engine, ponder: str = "SingleThreaded") -> None:
+    for line in ("UseBook False", f"PonderDuringIdle {ponder}", "LogLevel Info", "ReportIntermediateBestMoves True"):
+        assert not engine.cmd1(f"options set {line}").startswith("err")
+    engine.cmd1(f"newgame {MIDGAME}")
+
+
+def think(engine: Engine, limit: str) -> tuple[str, list[str]]:
+    """``bestmove limit`` with intermediate lines on: (move, the last PV)."""
+    lines = engine.cmd(f"bestmove {limit}", 60)
+    return lines[-1], lines[-2].split(";")[3:]
+
+
+def stderr_count(engine: Engine, text: str, at_least: int = 1) -> int:
+    """How often ``text`` is on stderr, waiting up to 5 s for ``at_least`` (another thread reads stderr)."""
+    deadline = time.monotonic() + 5
+    while engine.stderr_text().count(text) < at_least and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return engine.stderr_text().count(text)
+
+
+def last_search_nodes(engine: Engine, searches: int) -> int:
+    stderr_count(engine, "INFO: bestmove", searches)
+    return int(BESTMOVE_LOG.findall(engine.stderr_text())[-1][2])
+
+
+def test_new_options_are_listed_with_their_defaults(engine):
+    cpus = os.cpu_count() or 1
+    lines = engine.cmd("options")
+    assert f"NumThreads;int;{cpus};{cpus};1;{cpus}" in lines
+    assert "PonderDuringIdle;enum;Disabled;Disabled;Disabled;SingleThreaded;MultiThreaded" in lines
+    assert "Level;int;10;10;1;10" in lines
+    assert engine.cmd1("options set NumThreads 99") == f"NumThreads;int;{cpus};{cpus};1;{cpus}"  # clamped
+    assert engine.cmd1("options set Level 0") == "Level;int;1;10;1;10"
+    assert engine.cmd1("options set PonderDuringIdle maybe").startswith("err")
+    engine.cmd1("options set Level 10")
+
+
+def test_pondering_is_silent_and_any_command_stops_it(fresh_engine):
+    e = fresh_engine()
+    setup(e, "MultiThreaded")
+    move, pv = think(e, "depth 3")
+    assert len(pv) >= 2 and pv[0] == move
+    e.assert_silent(1.5)  # pondering now: nothing on stdout
+    sent = time.monotonic()
+    assert e.cmd1("validmoves").count(";") > 5
+    assert time.monotonic() - sent < 1.0  # milliseconds (README, "Pondering"); generous for a loaded machine
+    assert stderr_count(e, "pondered") >= 1
+
+
+def test_a_ponder_hit_starts_from_the_deeper_table(fresh_engine):
+    nodes = {}
+    for ponder in ("Disabled", "SingleThreaded"):
+        e = fresh_engine()
+        setup(e, ponder)
+        move, pv = think(e, "depth 3")
+        e.cmd1(f"play {move}")  # the client plays our move: pondering goes on
+        e.assert_silent(0.5)
+        e.cmd1(f"play {pv[1]}")  # the predicted reply: a ponder hit
+        e.assert_silent(1.5)
+        think(e, "depth 5")
+        nodes[ponder] = last_search_nodes(e, 2)
+        e.send("exit")
+        assert e.close() == 0
+    assert nodes["SingleThreaded"] < nodes["Disabled"] / 2, nodes
+
+
+def test_a_ponder_miss_drops_the_prediction(fresh_engine):
+    e = fresh_engine()
+    setup(e)
+    move, pv = think(e, "depth 3")
+    assert len(pv) >= 2, pv
+    e.cmd1(f"play {move}")
+    other = next(m for m in e.cmd1("validmoves").split(";") if m != pv[1])
+    e.cmd1(f"play {other}")
+    count = stderr_count(e, "pondered", 3)  # stopped by each command: play, validmoves, play
+    e.assert_silent(1.0)
+    e.cmd1("validmoves")
+    assert count == 3 and stderr_count(e, "pondered", 4) == 3, e.stderr_text()  # nothing pondered since the miss
+
+
+def test_exit_and_end_of_input_quit_at_once_while_pondering(fresh_engine):
+    for finish in ("exit", "eof"):
+        e = fresh_engine()
+        setup(e, "MultiThreaded")
+        think(e, "depth 3")
+        time.sleep(0.5)
+        start = time.monotonic()
+        if finish == "exit":
+            e.send("exit")
+        assert e.close(10) == 0
+        assert time.monotonic() - start < 3.0, finish
+
+
+def test_level_answers_over_uhp_and_level_10_matches_the_default(fresh_engine):
+    e = fresh_engine()
+    e.cmd1("options set UseBook False")
+    e.cmd1("options set NumThreads 1")  # reproducible: one thread
+    e.cmd1(f"newgame {MIDGAME}")
+    plain = e.cmd1("bestmove depth 3")
+    e.cmd1("options set Level 10")
+    assert e.cmd1("bestmove depth 3") == plain
+    e.cmd1("options set Level 1")
+    moves = {e.cmd1("bestmove depth 3") for _ in range(12)}
+    valid = set(e.cmd1("validmoves").split(";"))
+    assert moves <= valid and len(moves) >= 2
