@@ -86,6 +86,7 @@ class UhpServer:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.board = None  # hiveai.board.Board once a game exists
+        self._node_budget: int | None = None  # bestmove's node limit under HIVEAI_NODESTIME
         self.options = Options()
         self.stop = timeman.StopFlag()
         self.searching = False  # True only while bestmove thinks: SIGINT matters then
@@ -361,6 +362,7 @@ class UhpServer:
         UCI's ``go infinite``.
         """
         board = self._game()
+        self._node_budget = None
         limits = self._limits(args)
         self.stop.clear()
         self.searching = True
@@ -383,7 +385,8 @@ class UhpServer:
                 return [str(book)]
             searcher = self._get_searcher()  # imports numba; the banner is long gone
             report = self._report if self.options["ReportIntermediateBestMoves"] else None
-            result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng)
+            result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng,
+                                     nodes=self._node_budget)
         finally:
             self.searching = self.searching_infinite = False
         log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
@@ -487,11 +490,32 @@ class UhpServer:
                 raise CommandError(e) from None
             if seconds < 0:
                 raise CommandError(f"Time must not be negative, not '{value}'.")
+            rate = _nodestime()
+            if rate:
+                # A tuning match on a busy machine: the budget in nodes, not seconds.
+                self._node_budget = max(1, int(seconds * rate))
+                return timeman.Limits(stop=self.stop)
             return timeman.time_limits(
                 seconds, self.stop, start=self._command_start,
                 usage=self.options["TimeUsage"], margin=self.options["TimeMarginMs"] / 1000,
             )
         raise CommandError(BESTMOVE_USAGE)
+
+
+# For tuning matches on a shared machine (cutechess's "nodestime"): with
+# HIVEAI_NODESTIME=N, "bestmove time T" searches T x N nodes instead of T
+# seconds, so its result does not depend on the machine's speed or load.
+NODESTIME_ENV = "HIVEAI_NODESTIME"
+
+
+def _nodestime() -> int:
+    """Nodes per second of $HIVEAI_NODESTIME, 0 when unset."""
+    text = os.environ.get(NODESTIME_ENV, "").strip()
+    if not text:
+        return 0
+    if not text.isdigit():
+        raise CommandError(f"{NODESTIME_ENV} must be a whole number of nodes per second, not '{text}'.")
+    return int(text)
 
 
 def _predicted(board, pv: list[str]):
