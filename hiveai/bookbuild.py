@@ -195,6 +195,7 @@ class BookWriter:
 
     def __init__(self, path: Path, book: Book) -> None:
         self.path = path
+        self.game_type = book.game_type
         if not path.exists():
             write_atomically(path, book.text())
         else:
@@ -202,7 +203,7 @@ class BookWriter:
         self._f = open(path, "a", encoding="ascii", newline="\n")
 
     def append(self, entry: Entry) -> None:
-        self._f.write(entry.to_line() + "\n")
+        self._f.write(entry.to_line(self.game_type) + "\n")
         self._f.flush()
         os.fsync(self._f.fileno())
 

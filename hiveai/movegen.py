@@ -1,4 +1,4 @@
-"""Legal move generation for every bug, all eight game types.
+"""Legal move generation for every bug, all eight standard game types and Critters.
 
 ``generate_moves(b, ws, moves, n)`` appends every legal move of the side to
 move to ``moves[n:]`` and returns the new end. Each (piece, destination) pair
@@ -25,6 +25,14 @@ The rules, as Mzinga and nokamute implement them (uhp.md section 3):
   heights: with h_src the mover's stack after it lifts off and h_dst the target
   stack, the step is gated when both flanks are taller than both.
 
+Critters (README "Critters") switches a few rules inside the same kernels,
+by the game type: ants go at most five steps (breadth first), spiders may
+stop early at a dead end, beetles never climb onto beetles, the Dragonfly
+(in the Mosquito's slot) flies, and a move that surrounds the mover's own
+queen is dropped unless it surrounds the enemy queen too. The ``RELAX_*``
+bits, or'ed into a copy's game type, lift one of those rules so
+hiveai.board can explain a refusal by asking the generator.
+
 Scratch space lives in ``ws`` (see WS_* offsets) so nothing is allocated per
 node. Cells are marked with ever-increasing stamps to avoid clearing arrays.
 """
@@ -35,13 +43,15 @@ from numba import njit
 from hiveai.bug import (
     ANT,
     BEETLE,
+    CRITTERS,
+    CRITTERS_PIECE_KIND,
+    DRAGONFLY,
     EXP_PILLBUG,
     GRASSHOPPER,
-    KIND_COUNT,
-    KIND_EXPANSION,
     KIND_FIRST,
     LADYBUG,
     MOSQUITO,
+    N_GAME_TYPES,
     N_KINDS,
     N_PIECES,
     PIECE_KIND,
@@ -49,6 +59,7 @@ from hiveai.bug import (
     PILLBUG,
     QUEEN,
     SPIDER,
+    kind_count,
 )
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS, ORIGIN
 from hiveai.position import (
@@ -63,6 +74,7 @@ from hiveai.position import (
     PLY,
     POS,
     TOP,
+    occupied_neighbours,
 )
 
 # Workspace layout (int32).
@@ -87,14 +99,26 @@ STAMP_LIMIT = 2**31 - 1 - 2 * STAMPS_PER_GENERATION
 MAX_MOVES = 4096
 
 KIND = np.array(PIECE_KIND * 2, dtype=np.int64)
+CRITTERS_KIND = np.array(CRITTERS_PIECE_KIND * 2, dtype=np.int64)
 # Piece indices (0..27) fit in five bits. Masking an index read from an array
 # with it lets numba prove the index is not negative and skip its wrap-around.
 PIECE_MASK = 31
 assert N_PIECES <= PIECE_MASK + 1
 _KIND_FIRST = np.array(KIND_FIRST, dtype=np.int64)
-_KIND_COUNT = np.array(KIND_COUNT, dtype=np.int64)
-# Expansion bit needed for each kind (0 = always in play).
-_KIND_EXP = np.array([KIND_EXPANSION.get(k, 0) for k in range(N_KINDS)], dtype=np.int64)
+# _SLOT_COUNT[game type, slot kind]: pieces of that slot kind each side has
+# (0: not in the game). The Mosquito's slot holds the Dragonfly in Critters.
+_SLOT_COUNT = np.array(
+    [[kind_count(DRAGONFLY if gt == CRITTERS and k == MOSQUITO else k, gt) for k in range(N_KINDS)]
+     for gt in range(N_GAME_TYPES)], dtype=np.int64)
+# The game type without RELAX_* bits.
+GAME_TYPE_BITS = 15
+# Critters rules lifted for an explanation (hiveai.board), never in a real game.
+RELAX_SUICIDE = 16  # a move may surround the mover's own queen
+RELAX_ANT = 32  # ants go any distance
+RELAX_SPIDER = 64  # spiders may stop after one or two steps anywhere
+RELAX_BEETLE = 128  # beetles may climb onto beetles
+RELAX_DRAGONFLY = 256  # the Dragonfly may land next to its start
+ANT_MAX_STEPS = 5  # Critters: an ant slides 1 to 5 steps
 _PILLBUG_INDEX = KIND_FIRST[PILLBUG]
 _MOSQUITO_INDEX = KIND_FIRST[MOSQUITO]
 
@@ -364,6 +388,154 @@ def _ladybug(b, ws, stamp, moves, n, p, src):
     return n
 
 
+# --- Critters bugs -----------------------------------------------------------
+
+
+@njit(cache=True)
+def _ant_near(b, ws, stamp, moves, n, p, src):
+    """Critters ant: every cell 1 to ANT_MAX_STEPS slides away, breadth first
+    (a depth-limited walk sharing one visited set would miss cells first
+    reached by a longer path)."""
+    ws[WS_MARK + src] = stamp
+    ws[WS_QUEUE] = src
+    head, tail = 0, 1
+    for _ in range(ANT_MAX_STEPS):
+        level_end = tail
+        while head < level_end:
+            c = ws[WS_QUEUE + head]
+            head += 1
+            m = _slides(b, c, src)
+            for d in range(6):
+                if (m >> d) & 1:
+                    nc = _nb(c, d)
+                    if ws[WS_MARK + nc] != stamp:
+                        ws[WS_MARK + nc] = stamp
+                        ws[WS_QUEUE + tail] = nc
+                        tail += 1
+                        moves[n] = (p << MOVE_PIECE_SHIFT) | nc
+                        n += 1
+    return n
+
+
+@njit(cache=True)
+def _spider_critters(b, ws, stamp, moves, n, p, src, relax):
+    """Critters spider: three slides without revisiting, or fewer where the
+    walk has no unvisited cell to go on to (a dead end). ``relax``: stop anywhere."""
+    m1 = _slides(b, src, src)
+    for d1 in range(6):
+        if not (m1 >> d1) & 1:
+            continue
+        c1 = _nb(src, d1)
+        m2 = _slides(b, c1, src)
+        on1 = False
+        for d2 in range(6):
+            c2 = _nb(c1, d2)
+            if not (m2 >> d2) & 1 or c2 == src:
+                continue
+            on1 = True
+            m3 = _slides(b, c2, src)
+            on2 = False
+            for d3 in range(6):
+                c3 = _nb(c2, d3)
+                if (m3 >> d3) & 1 and c3 != src and c3 != c1:
+                    on2 = True
+                    n = _add(ws, stamp, moves, n, p, c3)
+            if relax or not on2:
+                n = _add(ws, stamp, moves, n, p, c2)
+        if relax or not on1:
+            n = _add(ws, stamp, moves, n, p, c1)
+    return n
+
+
+@njit(cache=True)
+def _beetle_critters(b, ws, stamp, moves, n, p, src):
+    """Critters beetle: Hive's beetle step, never onto a beetle."""
+    h_src = b[HEIGHT + src]
+    for d in range(6):
+        dst = _nb(src, d)
+        h_dst = b[HEIGHT + dst]
+        if h_dst > 0 and CRITTERS_KIND[b[TOP + dst] & PIECE_MASK] == BEETLE:
+            continue
+        if _can_climb(b, src, d, h_src, h_dst):
+            n = _add(ws, stamp, moves, n, p, dst)
+    return n
+
+
+@njit(cache=True)
+def _dragonfly(b, ws, stamp, moves, n, p, src, relax):
+    """Flies (no gates, no sliding) to any empty ground cell next to another
+    piece, at least two cells from its start (``relax``: next to it too).
+
+    The empty neighbours of every other stack are exactly the cells that
+    touch another piece; the start and (unless relaxed) its ring are marked
+    first so they are never offered.
+    """
+    ws[WS_MARK + src] = stamp
+    if not relax:
+        for d in range(6):
+            ws[WS_MARK + _nb(src, d)] = stamp
+    for q in range(N_PIECES):
+        c = b[POS + q]
+        if c < 0 or c == src or b[TOP + (c & CELL_MASK)] != q:
+            continue
+        empty = ~b[NBR + c] & ALL_NEIGHBOURS
+        while empty != 0:
+            e = _nb(c, _LOWEST_BIT[empty])
+            empty &= empty - 1
+            n = _add(ws, stamp, moves, n, p, e)
+    return n
+
+
+@njit(cache=True)
+def _critters_moves(b, ws, stamp, moves, n, p, src, gt):
+    """Destinations of piece p in Critters (``gt`` may carry RELAX_* bits)."""
+    k = CRITTERS_KIND[p]
+    if k == ANT and (gt & RELAX_ANT) == 0:
+        return _ant_near(b, ws, stamp, moves, n, p, src)
+    if k == SPIDER:
+        return _spider_critters(b, ws, stamp, moves, n, p, src, (gt & RELAX_SPIDER) != 0)
+    if k == BEETLE and (gt & RELAX_BEETLE) == 0:
+        return _beetle_critters(b, ws, stamp, moves, n, p, src)
+    if k == DRAGONFLY:
+        return _dragonfly(b, ws, stamp, moves, n, p, src, (gt & RELAX_DRAGONFLY) != 0)
+    return _moves_as(b, ws, stamp, moves, n, p, src, k)
+
+
+@njit(cache=True)
+def _queen_ring_after(b, qc, src, dest):
+    """NBR mask of the queen on ``qc`` after a piece goes from ``src`` (-1: in
+    hand) to ``dest``: a ground piece leaving frees its cell, the landing fills one."""
+    ring = b[NBR + qc]
+    if src >= 0 and b[HEIGHT + src] == 1:
+        ring &= ~_HOLE_BIT[(src - qc) & CELL_MASK]
+    return ring | _HOLE_BIT[(dest - qc) & CELL_MASK]
+
+
+@njit(cache=True)
+def _drop_suicides(b, moves, start, n, side):
+    """Critters: remove from moves[start:n] each move after which the mover's
+    own queen is surrounded, unless the enemy queen is too (a draw). Returns
+    the new end. Only a queen with five neighbours can be filled by one move;
+    the queen itself never is (it leaves its old cell empty)."""
+    queen = side * PIECES_PER_COLOUR
+    qc = b[POS + queen]
+    if qc < 0 or occupied_neighbours(b, qc) < 5:
+        return n
+    eq = b[POS + (1 - side) * PIECES_PER_COLOUR]
+    k = start
+    for i in range(start, n):
+        mv = moves[i]
+        p = mv >> MOVE_PIECE_SHIFT
+        dest = mv & CELL_MASK
+        src = b[POS + (p & PIECE_MASK)]
+        fatal = (p != queen and _queen_ring_after(b, qc, src, dest) == ALL_NEIGHBOURS
+                 and not (eq >= 0 and _queen_ring_after(b, eq, src, dest) == ALL_NEIGHBOURS))
+        if not fatal:
+            moves[k] = mv
+            k += 1
+    return k
+
+
 @njit(cache=True)
 def _moves_as(b, ws, stamp, moves, n, p, src, kind):
     """Destinations of piece p moving like ``kind`` (never MOSQUITO)."""
@@ -479,10 +651,11 @@ def _placeable(b, ws, side):
     base = side * PIECES_PER_COLOUR
     turn = b[PLY] // 2 + 1
     queen_in_hand = b[POS + base] < 0
-    gt = b[GAME_TYPE]
+    gt = b[GAME_TYPE] & GAME_TYPE_BITS
     k = 0
     for kind in range(N_KINDS):
-        if _KIND_EXP[kind] != 0 and (gt & _KIND_EXP[kind]) == 0:
+        count = _SLOT_COUNT[gt, kind]
+        if count == 0:
             continue
         if kind == QUEEN:
             if turn == 1:
@@ -490,7 +663,7 @@ def _placeable(b, ws, side):
         elif turn == 4 and queen_in_hand:
             continue  # the queen must come out on the fourth turn
         first = base + _KIND_FIRST[kind]
-        for p in range(first, first + _KIND_COUNT[kind]):
+        for p in range(first, first + count):
             if b[POS + p] < 0:
                 ws[WS_PLACEABLE + k] = p
                 k += 1
@@ -511,6 +684,7 @@ def generate_moves(b, ws, moves, n):
     _renew_stamps(ws)
     side = b[PLY] & 1
     base = side * PIECES_PER_COLOUR
+    start = n
     npl = _placeable(b, ws, side)
     if npl > 0:
         ncells = _placement_cells(b, ws, side)
@@ -519,8 +693,10 @@ def generate_moves(b, ws, moves, n):
             for j in range(ncells):
                 moves[n] = (p << MOVE_PIECE_SHIFT) | ws[WS_QUEUE + j]
                 n += 1
+    gt = b[GAME_TYPE]
+    critters = (gt & GAME_TYPE_BITS) == CRITTERS
     if b[POS + base] < 0:
-        return n  # no movement before the queen is down
+        return n  # no movement before the queen is down (nor a queen to surround)
     last = b[LAST_MOVED]
     pin = find_pinned(b, ws, b[POS + base])
     # Throwers: own uncovered pillbug, or own ground mosquito touching a pillbug.
@@ -555,7 +731,9 @@ def generate_moves(b, ws, moves, n):
         b[HEIGHT + xc] -= 1  # lift x for every gate and contact test
         if own and free:
             k = KIND[x]
-            if k == MOSQUITO:
+            if critters:
+                n = _critters_moves(b, ws, stamp, moves, n, x, xc, gt)
+            elif k == MOSQUITO:
                 n = _mosquito(b, ws, stamp, moves, n, x, xc)
             else:
                 n = _moves_as(b, ws, stamp, moves, n, x, xc, k)
@@ -564,6 +742,8 @@ def generate_moves(b, ws, moves, n):
             if t1 >= 0:
                 n = _throws(b, ws, stamp, moves, n, x, xc, t1)
         b[HEIGHT + xc] += 1
+    if critters and (gt & RELAX_SUICIDE) == 0:
+        n = _drop_suicides(b, moves, start, n, side)
     return n
 
 
