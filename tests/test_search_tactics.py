@@ -56,7 +56,7 @@ from hiveai.position import (
 )
 from hiveai.search import format_score, is_win_score, search
 
-GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
+GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP", "Critters"]
 P_TYPES = [g for g in GAME_TYPES if "P" in g]
 DATA = Path(__file__).parent / "data" / "search" / "tactics.tsv"
 
