@@ -341,3 +341,38 @@ def test_pass_when_every_move_would_surround_your_own_bee():
     assert refusal(board, "wG1 wQ-") == "You can't make that move: it would surround your own Queen Bee."
     board.play("pass")
     assert board.turn == 1
+
+
+# --- through the tools ----------------------------------------------------------
+
+
+def test_uhp_session(engine):
+    """newgame, validmoves, play, bestmove and undo in Critters; info still lists only Hive's expansions."""
+    assert engine.cmd1("newgame Critters") == "Critters;NotStarted;White[1]"
+    assert sorted(engine.cmd1("validmoves").split(";")) == ["wA1", "wB1", "wD", "wG1", "wS1"]
+    assert engine.cmd1("play wD") == "Critters;InProgress;Black[1];wD"
+    assert engine.cmd1("play bM wD-").startswith("invalidmove ")
+    assert engine.cmd1("play bD wD-") == "Critters;InProgress;White[2];wD;bD wD-"
+    best = engine.cmd1("bestmove depth 2")
+    board = Board.from_game_string("Critters;InProgress;White[2];wD;bD wD-")
+    assert best in {str(m) for m in board.legal_moves}
+    assert engine.cmd1("undo") == "Critters;InProgress;Black[1];wD"
+    assert engine.cmd("info")[1] == "Mosquito;Ladybug;Pillbug"
+    # A refusal by a Critters rule: invalidmove with its reason, then ok, and the game unchanged.
+    game = "Critters;InProgress;White[4];wA1;bA1 wA1-;wQ -wA1;bQ bA1-;wD -wQ;bD bQ-"
+    assert engine.cmd1(f"newgame {game}") == game
+    assert engine.cmd1("play wD \\wQ") == "invalidmove wD can't move there: a Dragonfly must fly at least two spaces."
+    assert engine.cmd1("validmoves").count("wD ") > 5
+    assert engine.cmd1("play wD bQ\\") == game.replace("White[4]", "Black[4]") + ";wD bQ\\"
+
+
+def test_cli_perft_and_analyse():
+    from click.testing import CliRunner
+
+    from hiveai.cli import main
+
+    out = CliRunner().invoke(main, ["perft", "Critters", "--depth", "3"])
+    assert out.exit_code == 0 and "2,610" in out.output, out.output
+    out = CliRunner().invoke(main, ["analyse", "Critters;InProgress;White[2];wD;bD wD-", "--depth", "2"])
+    assert out.exit_code == 0 and "best move: " in out.output, out.output
+    assert "wD" in out.output and "White in hand: wQ wS1 wS2 wB1 wB2 wG1 wG2 wA1 wA2 wA3" in out.output
