@@ -119,6 +119,7 @@ RELAX_SPIDER = 64  # spiders may stop after one or two steps anywhere
 RELAX_BEETLE = 128  # beetles may climb onto beetles
 RELAX_DRAGONFLY = 256  # the Dragonfly may land next to its start
 ANT_MAX_STEPS = 5  # Critters: an ant slides 1 to 5 steps
+ANT_UNLIMITED = N_CELLS  # Hive: more steps than there are cells
 _PILLBUG_INDEX = KIND_FIRST[PILLBUG]
 _MOSQUITO_INDEX = KIND_FIRST[MOSQUITO]
 
@@ -301,33 +302,55 @@ def _slide_one(b, ws, stamp, moves, n, p, src):
 
 
 @njit(cache=True)
-def _spider(b, ws, stamp, moves, n, p, src):
-    """Exactly three sliding steps, never revisiting a cell (start included)."""
+def _spider(b, ws, stamp, moves, n, p, src, dead_ends, anywhere):
+    """Exactly three sliding steps, never revisiting a cell (start included).
+
+    ``dead_ends`` (Critters): also stop early where no step to an unvisited
+    cell is left. ``anywhere``: stop after any step (only to explain a refusal).
+    """
     m1 = _slides(b, src, src)
     for d1 in range(6):
         if not (m1 >> d1) & 1:
             continue
         c1 = _nb(src, d1)
         m2 = _slides(b, c1, src)
+        on1 = False
         for d2 in range(6):
             c2 = _nb(c1, d2)
             if not (m2 >> d2) & 1 or c2 == src:
                 continue
+            on1 = True
             m3 = _slides(b, c2, src)
+            on2 = False
             for d3 in range(6):
                 c3 = _nb(c2, d3)
                 if (m3 >> d3) & 1 and c3 != src and c3 != c1:
+                    on2 = True
                     n = _add(ws, stamp, moves, n, p, c3)
+            if anywhere or (dead_ends and not on2):
+                n = _add(ws, stamp, moves, n, p, c2)
+        if anywhere or (dead_ends and not on1):
+            n = _add(ws, stamp, moves, n, p, c1)
     return n
 
 
 @njit(cache=True)
-def _ant(b, ws, stamp, moves, n, p, src):
-    """Any number of sliding steps: flood fill of the reachable empty cells."""
+def _ant(b, ws, stamp, moves, n, p, src, max_steps):
+    """Sliding steps, at most ``max_steps`` of them (Hive: no limit, Critters: 5):
+    a breadth-first flood fill of the reachable empty cells, level by level so
+    each cell is offered at its shortest distance (a depth-limited walk that
+    shared one visited set would miss cells it first reached the long way)."""
     ws[WS_MARK + src] = stamp  # never a destination
     ws[WS_QUEUE] = src
     head, tail = 0, 1
+    level_end = 1  # the queue holds distance `steps` up to here
+    steps = 0
     while head < tail:
+        if head == level_end:
+            steps += 1
+            if steps == max_steps:
+                break
+            level_end = tail
         c = ws[WS_QUEUE + head]
         head += 1
         m = _slides(b, c, src)
@@ -357,12 +380,16 @@ def _grasshopper(b, ws, stamp, moves, n, p, src):
 
 
 @njit(cache=True)
-def _beetle(b, ws, stamp, moves, n, p, src):
-    """One step in any direction, onto or off stacks, gate-checked by height."""
+def _beetle(b, ws, stamp, moves, n, p, src, on_beetles):
+    """One step in any direction, onto or off stacks, gate-checked by height;
+    never onto a beetle unless ``on_beetles`` (Hive: yes, Critters: no)."""
     h_src = b[HEIGHT + src]
     for d in range(6):
         dst = _nb(src, d)
-        if _can_climb(b, src, d, h_src, b[HEIGHT + dst]):
+        h_dst = b[HEIGHT + dst]
+        if not on_beetles and h_dst > 0 and CRITTERS_KIND[b[TOP + dst] & PIECE_MASK] == BEETLE:
+            continue
+        if _can_climb(b, src, d, h_src, h_dst):
             n = _add(ws, stamp, moves, n, p, dst)
     return n
 
@@ -389,76 +416,6 @@ def _ladybug(b, ws, stamp, moves, n, p, src):
 
 
 # --- Critters bugs -----------------------------------------------------------
-
-
-@njit(cache=True)
-def _ant_near(b, ws, stamp, moves, n, p, src):
-    """Critters ant: every cell 1 to ANT_MAX_STEPS slides away, breadth first
-    (a depth-limited walk sharing one visited set would miss cells first
-    reached by a longer path)."""
-    ws[WS_MARK + src] = stamp
-    ws[WS_QUEUE] = src
-    head, tail = 0, 1
-    for _ in range(ANT_MAX_STEPS):
-        level_end = tail
-        while head < level_end:
-            c = ws[WS_QUEUE + head]
-            head += 1
-            m = _slides(b, c, src)
-            for d in range(6):
-                if (m >> d) & 1:
-                    nc = _nb(c, d)
-                    if ws[WS_MARK + nc] != stamp:
-                        ws[WS_MARK + nc] = stamp
-                        ws[WS_QUEUE + tail] = nc
-                        tail += 1
-                        moves[n] = (p << MOVE_PIECE_SHIFT) | nc
-                        n += 1
-    return n
-
-
-@njit(cache=True)
-def _spider_critters(b, ws, stamp, moves, n, p, src, relax):
-    """Critters spider: three slides without revisiting, or fewer where the
-    walk has no unvisited cell to go on to (a dead end). ``relax``: stop anywhere."""
-    m1 = _slides(b, src, src)
-    for d1 in range(6):
-        if not (m1 >> d1) & 1:
-            continue
-        c1 = _nb(src, d1)
-        m2 = _slides(b, c1, src)
-        on1 = False
-        for d2 in range(6):
-            c2 = _nb(c1, d2)
-            if not (m2 >> d2) & 1 or c2 == src:
-                continue
-            on1 = True
-            m3 = _slides(b, c2, src)
-            on2 = False
-            for d3 in range(6):
-                c3 = _nb(c2, d3)
-                if (m3 >> d3) & 1 and c3 != src and c3 != c1:
-                    on2 = True
-                    n = _add(ws, stamp, moves, n, p, c3)
-            if relax or not on2:
-                n = _add(ws, stamp, moves, n, p, c2)
-        if relax or not on1:
-            n = _add(ws, stamp, moves, n, p, c1)
-    return n
-
-
-@njit(cache=True)
-def _beetle_critters(b, ws, stamp, moves, n, p, src):
-    """Critters beetle: Hive's beetle step, never onto a beetle."""
-    h_src = b[HEIGHT + src]
-    for d in range(6):
-        dst = _nb(src, d)
-        h_dst = b[HEIGHT + dst]
-        if h_dst > 0 and CRITTERS_KIND[b[TOP + dst] & PIECE_MASK] == BEETLE:
-            continue
-        if _can_climb(b, src, d, h_src, h_dst):
-            n = _add(ws, stamp, moves, n, p, dst)
-    return n
 
 
 @njit(cache=True)
@@ -491,11 +448,11 @@ def _critters_moves(b, ws, stamp, moves, n, p, src, gt):
     """Destinations of piece p in Critters (``gt`` may carry RELAX_* bits)."""
     k = CRITTERS_KIND[p]
     if k == ANT and (gt & RELAX_ANT) == 0:
-        return _ant_near(b, ws, stamp, moves, n, p, src)
+        return _ant(b, ws, stamp, moves, n, p, src, ANT_MAX_STEPS)
     if k == SPIDER:
-        return _spider_critters(b, ws, stamp, moves, n, p, src, (gt & RELAX_SPIDER) != 0)
-    if k == BEETLE and (gt & RELAX_BEETLE) == 0:
-        return _beetle_critters(b, ws, stamp, moves, n, p, src)
+        return _spider(b, ws, stamp, moves, n, p, src, True, (gt & RELAX_SPIDER) != 0)
+    if k == BEETLE:
+        return _beetle(b, ws, stamp, moves, n, p, src, (gt & RELAX_BEETLE) != 0)
     if k == DRAGONFLY:
         return _dragonfly(b, ws, stamp, moves, n, p, src, (gt & RELAX_DRAGONFLY) != 0)
     return _moves_as(b, ws, stamp, moves, n, p, src, k)
@@ -542,13 +499,13 @@ def _moves_as(b, ws, stamp, moves, n, p, src, kind):
     if kind == QUEEN or kind == PILLBUG:
         return _slide_one(b, ws, stamp, moves, n, p, src)
     if kind == SPIDER:
-        return _spider(b, ws, stamp, moves, n, p, src)
+        return _spider(b, ws, stamp, moves, n, p, src, False, False)
     if kind == BEETLE:
-        return _beetle(b, ws, stamp, moves, n, p, src)
+        return _beetle(b, ws, stamp, moves, n, p, src, True)
     if kind == GRASSHOPPER:
         return _grasshopper(b, ws, stamp, moves, n, p, src)
     if kind == ANT:
-        return _ant(b, ws, stamp, moves, n, p, src)
+        return _ant(b, ws, stamp, moves, n, p, src, ANT_UNLIMITED)
     if kind == LADYBUG:
         return _ladybug(b, ws, stamp, moves, n, p, src)
     return n
@@ -558,7 +515,7 @@ def _moves_as(b, ws, stamp, moves, n, p, src, kind):
 def _mosquito(b, ws, stamp, moves, n, p, src):
     """Moves of every bug on top of a neighbouring stack; on the hive, beetle only."""
     if b[LEVEL + p] > 0:
-        return _beetle(b, ws, stamp, moves, n, p, src)
+        return _beetle(b, ws, stamp, moves, n, p, src, True)
     seen = 0
     for d in range(6):
         q = b[TOP + _nb(src, d)]
@@ -567,7 +524,7 @@ def _mosquito(b, ws, stamp, moves, n, p, src):
     if seen & (1 << ANT):
         # The ant's flood fill runs first, on clean marks, and reaches every
         # cell a queen, pillbug or spider could slide to: skip those.
-        n = _ant(b, ws, stamp, moves, n, p, src)
+        n = _ant(b, ws, stamp, moves, n, p, src, ANT_UNLIMITED)
         seen &= ~((1 << QUEEN) | (1 << PILLBUG) | (1 << SPIDER))
     elif seen & (1 << PILLBUG):
         seen = (seen | (1 << QUEEN)) & ~(1 << PILLBUG)  # same single slide

@@ -79,14 +79,9 @@ class Critters:
         return cell is not None and all(self.height(n) > 0 for n in around(cell))
 
     def result(self) -> str:
-        white, black = self.surrounded("w"), self.surrounded("b")
-        if white and black:
-            return "Draw"
-        if white:
-            return "BlackWins"
-        if black:
-            return "WhiteWins"
-        return "InProgress"
+        outcome = {(False, False): "InProgress", (True, True): "Draw", (True, False): "BlackWins",
+                   (False, True): "WhiteWins"}
+        return outcome[self.surrounded("w"), self.surrounded("b")]
 
     # -- MoveStrings ---------------------------------------------------------
 
