@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hiveai.bug import game_type_string, parse_game_type, parse_piece, piece_names
+from hiveai.bug import N_GAME_TYPES, game_type_string, parse_game_type, parse_piece, piece_names
 from hiveai.hex_grid import CELL_MASK
 from hiveai.position import MOVE_PIECE_SHIFT, PASS
 from hiveai.symmetry import Frame, frame_of
@@ -425,7 +425,7 @@ class BookStats:
 def book_stats(directory: str | os.PathLike) -> list[BookStats]:
     """Stats of every book file in ``directory``, in the canonical game type order."""
     out = []
-    for gt in range(8):
+    for gt in range(N_GAME_TYPES):
         path = book_path(gt, directory)
         if not path.is_file():
             continue
