@@ -180,6 +180,7 @@ class Board:
         self._legal: list[int] | None = None  # legal move ints, once generated
         self._legal_tuple: tuple[Move, ...] | None = None  # ... as Moves, once asked for
         self._dests: dict[int, set[int]] | None = None  # ... as piece -> cells, once asked for
+        self._relaxed: dict[int, set[int]] = {}  # Critters: moves with one rule lifted, by RELAX_* bit
 
     # --- construction ---------------------------------------------------
 
@@ -523,10 +524,12 @@ class Board:
 
     def _relaxed_moves(self, relax: int) -> set[int]:
         """The generator's moves here with one Critters rule lifted (a ``RELAX_*`` bit)."""
-        b = self._b.copy()
-        b[GAME_TYPE] |= relax
-        n = generate_moves(b, new_workspace(), self._buf, 0)
-        return {int(m) for m in self._buf[:n]}
+        if relax not in self._relaxed:
+            b = self._b.copy()
+            b[GAME_TYPE] |= relax
+            n = generate_moves(b, new_workspace(), self._buf, 0)
+            self._relaxed[relax] = {int(m) for m in self._buf[:n]}
+        return self._relaxed[relax]
 
     def _is_pinned(self, piece: int) -> bool:
         ws = new_workspace()

@@ -376,3 +376,48 @@ def test_cli_perft_and_analyse():
     out = CliRunner().invoke(main, ["analyse", "Critters;InProgress;White[2];wD;bD wD-", "--depth", "2"])
     assert out.exit_code == 0 and "best move: " in out.output, out.output
     assert "wD" in out.output and "White in hand: wQ wS1 wS2 wB1 wB2 wG1 wG2 wA1 wA2 wA3" in out.output
+
+
+CRITTERS_REASONS = {
+    "suicide": "You can't make that move: it would surround your own Queen Bee.",
+    "B": "{} can't move there: a Beetle can't climb onto another Beetle.",
+    "S": "{} can't stop there: a Spider must move exactly three spaces unless it reaches a dead end.",
+    "A": "{} can't move there: an Ant moves at most five spaces.",
+    "D": "{} can't move there: a Dragonfly must fly at least two spaces.",
+}
+
+
+def test_every_critters_refusal_is_true():
+    """For the side to move's pieces and every cell on or next to the hive, in
+    random positions: the board calls a move legal exactly when the generator
+    lists it, and each Critters reason it gives holds in the model."""
+    seen = set()
+    for i, (board, oracle) in enumerate(random_positions(seed=3, games=12, plies=90)):
+        if board.is_game_over() or i % 4:
+            continue
+        legal = set(board.legal_move_ints())
+        colour = oracle.colour()
+        enemy = "wb"[colour == "w"]
+        cells = set(oracle.stacks) | {n for c in oracle.stacks for n in around(c)} or {(0, 0)}
+        for name in [colour + p for p in ("Q", "A1", "A2", "A3", "G1", "G2", "S1", "S2", "B1", "B2", "D")]:
+            piece = parse_piece(name, CRITTERS)
+            src = oracle.cell_of(name)
+            for cell in cells:
+                code = (piece << 10) | cell_index(cell)
+                reason = board._why_illegal(code, bool(oracle.height(cell)) and src is None)
+                assert (reason is None) == (code in legal), (board.game_string(), name, cell, reason)
+                if reason == CRITTERS_REASONS["suicide"]:
+                    after = oracle.copy()
+                    after.apply((name, cell))
+                    assert after.surrounded(colour) and not after.surrounded(enemy)
+                    seen.add("suicide")
+                elif reason == CRITTERS_REASONS.get(name[1], "").format(name):
+                    assert src is not None
+                    if name[1] == "B":
+                        assert oracle.top(cell)[1] == "B"
+                    elif name[1] == "D":
+                        assert cell in around(src)
+                    else:  # a spider or an ant: a shorter or longer slide than the rule allows
+                        assert cell not in oracle.destinations(name)
+                    seen.add(name[1])
+    assert seen == set(CRITTERS_REASONS)
