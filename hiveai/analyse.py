@@ -30,7 +30,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterator
 
-from hiveai.board import Board
+from hiveai.board import Board, Move
 from hiveai.bug import COLOUR_NAMES
 from hiveai.gamerecord import FINISHED, GameRecord
 from hiveai.render import render_board
@@ -74,7 +74,7 @@ def info_dict(info: SearchInfo) -> dict:
         "nodes": info.nodes,
         "nps": int(info.nps),
         "seconds": round(float(info.seconds), 6),
-        "pv": list(info.pv),
+        "pv": [str(m) for m in info.pv],
     }
 
 
@@ -89,7 +89,7 @@ def info_line(info: SearchInfo, multipv: int) -> str:
     line = f" {info.multipv:>4}" if multipv > 1 else ""
     return (
         f"{info.depth:>5}{line} {format_score(info.score):>10} {info.nodes:>12,} "
-        f"{info.nps:>10,.0f} {info.seconds:>8.3f}  {' '.join(info.pv)}"
+        f"{info.nps:>10,.0f} {info.seconds:>8.3f}  {' '.join(map(str, info.pv))}"
     )
 
 
@@ -104,9 +104,9 @@ def result_dict(board: Board, res: SearchResult) -> dict:
         "depth": res.depth,
         "nodes": res.nodes,
         "seconds": round(float(res.seconds), 6),
-        "pv": list(res.pv),
+        "pv": [str(m) for m in res.pv],
         "lines": [
-            {"move": ln.move_string, "score": ln.score, "score_text": format_score(ln.score), "pv": list(ln.pv)}
+            {"move": ln.move_string, "score": ln.score, "score_text": format_score(ln.score), "pv": [str(m) for m in ln.pv]}
             for ln in res.lines
         ],
     }
@@ -122,7 +122,7 @@ def result_lines(res: SearchResult, multipv: int) -> list[str]:
         width = max(len(ln.move_string) for ln in res.lines)
         out.append(f"{plural(len(res.lines), 'best move')}:")
         out += [
-            f"{i:>3}. {ln.move_string:<{width}} {format_score(ln.score):>10}  pv {' '.join(ln.pv)}"
+            f"{i:>3}. {ln.move_string:<{width}} {format_score(ln.score):>10}  pv {' '.join(map(str, ln.pv))}"
             for i, ln in enumerate(res.lines, 1)
         ]
     return out
@@ -188,8 +188,8 @@ class MoveReview:
 
     number: int  # 1-based, as numbered in a PGN
     colour: str  # "White" or "Black"
-    move: str  # canonical MoveString of the move played
-    best: str  # the engine's preferred move
+    move: Move  # the move played
+    best: Move  # the engine's preferred move
     engine_move: bool  # the move played is the engine's
     before: int | None
     after: int | None
@@ -272,7 +272,7 @@ def _book_moves(lookup: Callable[[Board], list | None] | None, board: Board) -> 
     """
     if lookup is None:
         return {}
-    return {bm.move: bm.weight for bm in lookup(board) or []}
+    return {bm.move.code: bm.weight for bm in lookup(board) or []}
 
 
 def review_game(
@@ -300,7 +300,8 @@ def review_game(
         mover = COLOUR_NAMES[board.turn]
         book = _book_moves(lookup, board)
         best = search(board, depth=depth, time=time, searcher=searcher)
-        move = board.play(text).code
+        played = board.play(text)
+        move = played.code
         if board.is_game_over():
             after = None
             after_clamped = _final_score(board.state, mover)
@@ -310,12 +311,12 @@ def review_game(
             after_clamped = None if after is None else _clamp(after)
         is_book = move in book
         # A move the book plays is not judged by a shallow search.
-        if move == best.move or book.get(move, 0) > 0 or best.score is None or after_clamped is None:
+        if move == best.move.code or book.get(move, 0) > 0 or best.score is None or after_clamped is None:
             loss = 0
         else:
             loss = max(0, _clamp(best.score) - after_clamped)
         mark = BLUNDER_MARK if loss >= BLUNDER_LOSS else MISTAKE_MARK if loss >= MISTAKE_LOSS else ""
-        yield MoveReview(number, mover, board.move_history[-1], best.move_string, move == best.move,
+        yield MoveReview(number, mover, played, best.move, move == best.move.code,
                          best.score, after, board.state, loss, mark, is_book)
 
 
@@ -351,6 +352,8 @@ def review_dict(r: MoveReview) -> dict:
     return {
         "type": "move",
         **asdict(r),
+        "move": str(r.move),
+        "best": str(r.best),
         "before_text": format_score(r.before),
         "after_text": r.after_text,
     }
@@ -363,9 +366,9 @@ def review_header() -> str:
 
 def review_line(r: MoveReview) -> str:
     """One text line per move: number, move and mark, scores, the engine's move."""
-    best = "=" if r.engine_move else r.best
+    best = "=" if r.engine_move else str(r.best)
     book = f"  {BOOK_MARK}" if r.book else ""
-    return (f"{r.number:>3}.  {r.move:<12}{r.mark:<3}{format_score(r.before):>10} "
+    return (f"{r.number:>3}.  {str(r.move):<12}{r.mark:<3}{format_score(r.before):>10} "
             f"{r.after_text:>10}  {best:<12}{book}").rstrip()
 
 
@@ -376,8 +379,8 @@ def summary_dict(s: GameSummary) -> dict:
     return {"type": "summary", **sides, "final_state": s.final_state, "recorded_result": s.recorded_result}
 
 
-def summary_lines(s: GameSummary) -> list[str]:
-    """Text form of the summary: a White/Black table and how the game ended."""
+def summary_rows(s: GameSummary) -> list[tuple[str, str, str]]:
+    """The summary table as (label, White's figure, Black's figure) rows."""
     rows = [
         ("moves", lambda x: f"{x.moves}"),
         ("engine's move played", lambda x: f"{x.engine_moves}"),
@@ -386,13 +389,59 @@ def summary_lines(s: GameSummary) -> list[str]:
         (f"blunders ({BLUNDER_MARK}, loss >= {BLUNDER_LOSS})", lambda x: f"{x.blunders}"),
         ("average loss", lambda x: f"{x.average_loss / 100:.2f}"),
     ]
-    out = [f"{'summary':<28}{'White':>8}{'Black':>8}"]
-    out += [f"  {label:<26}{fmt(s.white):>8}{fmt(s.black):>8}" for label, fmt in rows]
+    return [(label, fmt(s.white), fmt(s.black)) for label, fmt in rows]
+
+
+def summary_ending(s: GameSummary) -> str:
+    """How the game ended: the final position's state, and the recorded result if it differs."""
     ending = f"final position: {s.final_state}"
     if s.recorded_result != s.final_state:
         ending += f"; recorded result: {s.recorded_result}"
-    out.append(ending)
+    return ending
+
+
+def summary_lines(s: GameSummary) -> list[str]:
+    """Text form of the summary: a White/Black table and how the game ended."""
+    out = [f"{'summary':<28}{'White':>8}{'Black':>8}"]
+    out += [f"  {label:<26}{white:>8}{black:>8}" for label, white, black in summary_rows(s)]
+    out.append(summary_ending(s))
     return out
+
+
+def white_scores(reviews: list[MoveReview]) -> list[int | None]:
+    """The game's evaluation from White's view: the start, then the score after each move.
+
+    Entry 0 is the first review's ``before`` (White moves first), entry i the
+    ``after`` of move i turned to White's view; a move that ended the game
+    scores ``±SCORE_CAP`` (0 for a draw). None where a search gave no score.
+    """
+    if not reviews:
+        return []
+    out: list[int | None] = [reviews[0].before]
+    for r in reviews:
+        if r.state_after in FINISHED:
+            score: int | None = _final_score(r.state_after, r.colour)
+        else:
+            score = r.after
+        out.append(None if score is None else score if r.colour == "White" else -score)
+    return out
+
+
+def limit_text(depth: int | None, time: float | None) -> str:
+    """The search limit per position, as the review's header states it (``depth 3``)."""
+    if depth is None and time is None:
+        depth = DEFAULT_GAME_DEPTH
+    return " or ".join(x for x in (depth and f"depth {depth}", time and f"{time:g} s") if x)
+
+
+@dataclass
+class GameReview:
+    """A reviewed game: the record, one :class:`MoveReview` per move, the totals and the limits used."""
+
+    record: GameRecord
+    reviews: list[MoveReview]
+    summary: GameSummary
+    limit: str  # the search limit per position, e.g. "depth 3"
 
 
 def analyse_game(
@@ -403,18 +452,19 @@ def analyse_game(
     time: float | None = None,
     as_json: bool = False,
     name: str = "",
-) -> GameSummary:
+) -> GameReview:
     """Review every move of ``record`` and report through ``emit``, line by line.
 
     Text: a title, one line per move as it is searched (see
     :func:`review_line`: ``=`` in the best column means the engine agrees),
     then the summary. JSON: one ``move`` object per move, then a ``summary``.
+    Returns the whole review (for :func:`hiveai.pages.review_page`).
     """
+    limit = limit_text(depth, time)
     if depth is None and time is None:
         depth = DEFAULT_GAME_DEPTH
     if not as_json:
         players = " - ".join(record.tags.get(t) or "?" for t in ("White", "Black"))
-        limit = " or ".join(x for x in (depth and f"depth {depth}", time and f"{time:g} s") if x)
         moves = plural(len(record.moves), "move")
         emit(f"{name or 'game'}: {record.game_type}, {players}, {moves}, result {record.result}")
         emit(f"{limit} per position; scores for the side that moved")
@@ -430,7 +480,7 @@ def analyse_game(
         emit("")
         for line in summary_lines(summary):
             emit(line)
-    return summary
+    return GameReview(record, reviews, summary, limit)
 
 
 __all__ = [
@@ -438,6 +488,7 @@ __all__ = [
     "DEFAULT_GAME_DEPTH",
     "MISTAKE_LOSS",
     "SCORE_CAP",
+    "GameReview",
     "GameSummary",
     "MoveReview",
     "SideSummary",
@@ -446,4 +497,6 @@ __all__ = [
     "book_lookup",
     "review_game",
     "summarise",
+    "summary_rows",
+    "white_scores",
 ]

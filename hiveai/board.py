@@ -275,6 +275,18 @@ class Board:
         """Canonical MoveStrings of the moves played, oldest first."""
         return [s for _, _, s in self._history]
 
+    @property
+    def move_stack(self) -> list[Move]:
+        """The moves played, oldest first, as :class:`Move` values (python-chess's name).
+
+        >>> board = Board("Base")
+        >>> board.play("wS1"), board.play("bS1 wS1-")
+        (<Move wS1>, <Move bS1 wS1->)
+        >>> board.move_stack, [str(m) for m in board.move_stack] == board.move_history
+        ([<Move wS1>, <Move bS1 wS1->], True)
+        """
+        return [Move(m, s) for m, _, s in self._history]
+
     def move_history_ints(self) -> list[tuple[int, int]]:
         """(move, undo token) of each ply played, oldest first, for kernels that
         walk the game backwards with :func:`hiveai.position.undo_move`."""
@@ -301,6 +313,12 @@ class Board:
 
     def __repr__(self) -> str:
         return f"Board({self.game_string()!r})"
+
+    def _repr_svg_(self) -> str:
+        """The picture Jupyter shows for a board: :func:`hiveai.svg.board` with its defaults."""
+        from hiveai.svg import board
+
+        return board(self)
 
     # --- moves ----------------------------------------------------------
 

@@ -8,7 +8,7 @@ stored in that frame so it maps back to the matching move on the real board.
 
 API for the engine (loaded lazily, one file per game type, cached):
 
-* :func:`book_move` -- a MoveString to play now, or None when out of book.
+* :func:`book_move` -- a :class:`~hiveai.board.Move` to play now, or None when out of book.
 * :func:`lookup` -- every book move of a position, for ``analyse`` and
   ``hiveai book show``.
 
@@ -33,7 +33,7 @@ from hiveai.position import MOVE_PIECE_SHIFT, PASS
 from hiveai.symmetry import Frame, frame_of
 
 if TYPE_CHECKING:
-    from hiveai.board import Board
+    from hiveai.board import Board, Move
 
 __all__ = [
     "BOOK_DIR_ENV",
@@ -153,13 +153,17 @@ def _parse_entry(key: str, rest: str, game_type: int = 0) -> Entry:
 class BookMove:
     """A book move of a real position, as :func:`lookup` reports it."""
 
-    move_string: str
+    move: Move  # on the board it was looked up for
     weight: int
     score: int | None
     depth: int
     count: int
     points: float
-    move: int  # the move int on the board it was looked up for
+
+    @property
+    def move_string(self) -> str:
+        """The move's canonical MoveString (``str(move)``)."""
+        return str(self.move)
 
 
 class Book:
@@ -377,7 +381,7 @@ def lookup(board: Board, book: Book | None = None) -> list[BookMove] | None:
     if found is None:
         return None
     entry, frame = found
-    out = [BookMove(board.move_to_string(mv), m.weight, m.score, m.depth, m.count, m.points, mv)
+    out = [BookMove(_move(board, mv), m.weight, m.score, m.depth, m.count, m.points)
            for mv, m in entry_moves(board, entry, frame)]
     out.sort(key=lambda bm: (-bm.weight, -(bm.score if bm.score is not None else -10**9)))
     return out
@@ -387,8 +391,8 @@ _rng = random.Random()  # seeded from the OS: fresh engines vary their openings
 
 
 def book_move(board: Board, *, best_only: bool = False, rng: random.Random | None = None,
-              book: Book | None = None) -> str | None:
-    """The MoveString to play from the book in ``board``, or None when out of book.
+              book: Book | None = None) -> Move | None:
+    """The move to play from the book in ``board``, or None when out of book.
 
     Chooses among the moves with weight > 0, with probability proportional to
     weight, so that games vary; ``best_only`` plays the best-scored of them.
@@ -406,7 +410,14 @@ def book_move(board: Board, *, best_only: bool = False, rng: random.Random | Non
         mv = max(playable, key=lambda x: (x[1].score if x[1].score is not None else -10**9, x[1].weight))[0]
     else:
         mv = (rng or _rng).choices([mv for mv, _ in playable], weights=[m.weight for _, m in playable])[0]
-    return board.move_to_string(mv)
+    return _move(board, mv)
+
+
+def _move(board: Board, code: int) -> Move:
+    """The :class:`Move` of move int ``code`` on ``board``."""
+    from hiveai.board import Move
+
+    return Move(code, board.move_to_string(code))
 
 
 @dataclass

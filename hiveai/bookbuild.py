@@ -63,7 +63,7 @@ ALL_GAME_TYPES = tuple(game_type_string(gt) for gt in STANDARD_GAME_TYPES)  # ev
 NAMED_FILE = "named.txt"
 
 # Defaults of `hiveai book build` (the shipped books' commands are in openings/README.md).
-DEFAULT_PLIES = 8  # issue 8: cover the first 8 plies of every line the engine plays
+DEFAULT_PLIES = 8  # cover the first 8 plies (4 moves each) of every line the engine plays
 DEFAULT_DEPTH = 6  # plies; even, because odd depths end on our own move and flatter it
 DEFAULT_MULTIPV = 3
 # Score margin (search units: 100 = one piece next to a queen) within which a
@@ -167,7 +167,7 @@ def search_job(job: Job) -> JobResult:
     res = search(board, depth=job.depth, time=job.time, multipv=min(len(legal), job.multipv + duplicates))
     nodes = res.nodes
     lines = [Scored(line.move_string, line.score, res.depth) for line in res.lines]
-    ranked = {line.move for line in res.lines}
+    ranked = {line.move.code for line in res.lines}
     extras = []
     for text in job.extras:
         move = board.parse_move(text).code

@@ -163,8 +163,12 @@ def bench(depth_offset: int, tt_mb: int | None, as_json: bool) -> None:
               help="Review every move of a game record (PGN or GameString file).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of text.")
 @click.option("--color/--no-color", default=None, help="ANSI colour in the picture [default: if stdout is a terminal].")
+@click.option("--svg", "svg_file", metavar="FILE",
+              help="Also write the position as an SVG picture, the best move as an arrow.")
+@click.option("--html", "html_file", metavar="FILE",
+              help="With --game: also write the review as one HTML page (graph, moves, diagrams).")
 def analyse(game: str | None, depth: int | None, seconds: float | None, multipv: int, game_file: str | None,
-            as_json: bool, color: bool | None) -> None:
+            as_json: bool, color: bool | None, svg_file: str | None, html_file: str | None) -> None:
     """Analyse a position, or every move of a game.
 
     The position is a GameString or a GameTypeString (default Base, the empty
@@ -176,7 +180,9 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
     move, in hundredths: +1.00 is about one more cell filled around the enemy
     queen than around ours. With both --depth and --time the search stops at
     whichever comes first; with neither, a position gets the search's default
-    depth and a game review depth 3.
+    depth and a game review depth 3. --svg FILE writes the position's picture
+    (best move as an arrow); --html FILE with --game writes a review page
+    with an evaluation graph and a diagram of every mistake.
     """
     import os
     from pathlib import Path
@@ -196,14 +202,53 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
             raise click.UsageError("Give either a position or --game FILE, not both.")
         if multipv != 1:
             raise click.UsageError("--multipv applies to one position, not to --game.")
+        if svg_file is not None:
+            raise click.UsageError("--svg draws one position; with --game use --html.")
+        html_path = _output_path(html_file, "--html")
         try:
             record = read_game(Path(game_file))
         except (HiveError, OSError) as e:
             raise click.BadParameter(str(e), param_hint="--game") from None
-        analyse_game(record, emit, depth=depth, time=seconds, as_json=as_json, name=game_file)
+        review = analyse_game(record, emit, depth=depth, time=seconds, as_json=as_json, name=game_file)
+        if html_path is not None:
+            from hiveai.pages import review_page
+
+            _write_output(html_path, review_page(review, name=Path(game_file).name), "--html")
         return
+    if html_file is not None:
+        raise click.UsageError("--html writes a game review: give --game FILE.")
+    svg_path = _output_path(svg_file, "--svg")
     board = _board(game or "Base", "GAME")
-    analyse_position(board, emit, depth=depth, time=seconds, multipv=multipv, as_json=as_json, color=color)
+    result = analyse_position(board, emit, depth=depth, time=seconds, multipv=multipv, as_json=as_json,
+                              color=color)
+    if svg_path is not None:
+        from hiveai.svg import board as board_svg
+
+        arrows = [result.move_string] if result is not None and result.move_string else []
+        _write_output(svg_path, board_svg(board, arrows=arrows), "--svg")
+
+
+def _output_path(text: str | None, hint: str):
+    """The file an option names for writing, checked before any search starts (None if not given)."""
+    if text is None:
+        return None
+    from pathlib import Path
+
+    path = Path(text)
+    if path.is_dir():
+        raise click.BadParameter(f"{text} is a directory, not a file", param_hint=hint)
+    if not path.parent.is_dir():
+        raise click.BadParameter(f"cannot write {text}: there is no directory {path.parent}", param_hint=hint)
+    return path
+
+
+def _write_output(path, text: str, hint: str) -> None:
+    """Write a result file, or stop with a message naming it."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise click.ClickException(f"{hint}: cannot write {path}: {e.strerror or e}") from None
+    click.echo(f"wrote {path}", err=True)
 
 
 @main.group()
@@ -380,7 +425,8 @@ def book_stats(book_dir: str | None) -> None:
               help="Play each game as a Ray task: `ray` starts a local Ray instance, `ray:ADDRESS` "
                    "(e.g. ray:auto) joins a running cluster. Needs pip install 'hiveai[cluster]'.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="tournament", show_default=True,
-              metavar="DIR", help="Directory for games.jsonl, pgn/, logs/ and standings.txt.")
+              metavar="DIR", help="Directory for games.jsonl, pgn/, logs/, standings.txt, report.html "
+                                  "and replays/.")
 @click.option("--resume", is_flag=True, help="Continue the tournament in --out with the same arguments.")
 @click.option("--sprt", metavar="ELO0 ELO1 [ALPHA BETA]",
               help="Sequential probability ratio test (two engines; logistic Elo of the first engine, "
@@ -437,6 +483,57 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
     except (ValueError, HiveError, TournamentError, RuntimeError) as e:
         raise click.ClickException(str(e)) from None
     except KeyboardInterrupt:
+        sys.exit(130)
+
+
+@main.command()
+@click.option("--game-type", "game_types", multiple=True, metavar="TYPE",
+              help="Game type to play and fit (repeat; default Base+MLP).")
+@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Self-play games per game type.")
+@click.option("--depth", "-d", type=click.IntRange(1, 10), default=2, show_default=True,
+              help="Search depth of every self-play move.")
+@click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Random plies after the book moves, so that games differ.")
+@click.option("--book/--no-book", default=True, show_default=True, help="Open the games from the opening book.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games' random choices.")
+@click.option("--eval-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Start from these weights (and self-play with them) instead of the built-in ones.")
+@click.option("--common", is_flag=True, help="Also fit one set for all the game types together, as [*].")
+@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games at once on this machine.")
+@click.option("--cluster", metavar="ray[:ADDRESS]", help="Play the games as Ray tasks.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="tune", show_default=True,
+              help="Directory for games.jsonl and weights.ini; a rerun resumes from what is there.")
+@click.option("--weights", "weights_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Where to write the weights [default: OUT/weights.ini].")
+def tune(game_types: tuple[str, ...], games: int, depth: int, random_plies: int, book: bool, seed: int,
+         eval_file: str | None, common: bool, concurrency: int, cluster: str | None, out_dir: str,
+         weights_path: str | None) -> None:
+    """Fit the evaluation weights to games hiveai plays against itself (Texel's method).
+
+    Plays hiveai against itself, collects the quiet positions with the games'
+    results, and fits the weights of each game type so that the static score
+    predicts the result. Every game is saved as it finishes, so rerunning the
+    same command after an interruption resumes. Load the result in the engine
+    with `options set EvalFile FILE`. Example:
+
+    \b
+    hiveai tune --game-type Base+MLP --games 1000 -j 2 --out tune
+    """
+    from hiveai.errors import HiveError
+    from hiveai.evaluate import read_weights_file
+    from hiveai.tune import tune as run_tune
+
+    try:
+        start = read_weights_file(eval_file) if eval_file else None
+        run_tune(out_dir, list(game_types) or ["Base+MLP"], games, depth=depth, random_plies=random_plies,
+                 use_book=book, seed=seed, start=start, common=common, concurrency=concurrency, cluster=cluster,
+                 weights_file=weights_path, say=lambda text: click.echo(text))
+    except (ValueError, HiveError, RuntimeError, OSError) as e:
+        raise click.ClickException(str(e)) from None
+    except KeyboardInterrupt:
+        click.echo("Interrupted: the finished games are saved; run the same command to resume.", err=True)
         sys.exit(130)
 
 

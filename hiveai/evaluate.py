@@ -33,6 +33,9 @@ its value came from; tuning results are recorded in README.md.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
@@ -140,9 +143,89 @@ def parse_weights(text: str) -> np.ndarray:
 
 def weights_from_env() -> np.ndarray:
     """Weights with the overrides of $HIVEAI_WEIGHTS (for tuning matches), else the defaults."""
-    import os
-
     return parse_weights(os.environ.get(WEIGHTS_ENV, ""))
+
+
+# --- Weights files (``hiveai tune`` writes them, the UHP option EvalFile loads them) ---
+# INI sections: ``[*]`` for every game type, ``[Base+MLP]`` (any GameTypeString)
+# for one; each line ``name = value``. A game type's weights are the built-in
+# ones, then ``[*]``'s, then its own section's.
+ALL_GAME_TYPES = "*"
+
+
+def read_weights_file(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Weights by game type (key ``*`` or a canonical GameTypeString) from a weights file.
+
+    Raises ValueError naming the file and the problem: missing or unreadable, not
+    INI, an unknown section, weight name or a value that is not a whole number.
+    """
+    import configparser
+
+    from hiveai.bug import game_type_string, parse_game_type
+
+    parser = configparser.ConfigParser(interpolation=None, delimiters=("=",), comment_prefixes=("#", ";"))
+    parser.optionxform = str  # weight names are case-sensitive
+    try:
+        with open(path, encoding="utf-8") as f:
+            parser.read_file(f)
+    except OSError as e:
+        raise ValueError(f"cannot read weights file '{path}': {e.strerror or e}") from None
+    except (configparser.Error, UnicodeDecodeError) as e:
+        raise ValueError(f"weights file '{path}' is not a weights file: {_one_line(e)}") from None
+    raw: dict[str, dict[str, int]] = {}
+    for section in parser.sections():
+        if section == ALL_GAME_TYPES:
+            key = section
+        else:
+            gt = parse_game_type(section)
+            if gt is None:
+                raise ValueError(f"weights file '{path}': [{section}] is not a game type "
+                                 "(use * or a GameTypeString such as Base+MLP)")
+            key = game_type_string(gt)
+        values = raw.setdefault(key, {})
+        for name, text in parser.items(section):
+            if name not in WEIGHT_NAMES:
+                raise ValueError(f"weights file '{path}': '{name}' in [{section}] is not a weight "
+                                 f"(the weights are {', '.join(WEIGHT_NAMES)})")
+            try:
+                values[name] = int(text)
+            except ValueError:
+                raise ValueError(f"weights file '{path}': {name} = {text} in [{section}] "
+                                 "is not a whole number") from None
+    if not raw:
+        raise ValueError(f"weights file '{path}' has no [*] or game type section")
+    common = default_weights()
+    for name, value in raw.get(ALL_GAME_TYPES, {}).items():
+        common[_INDEX[name]] = value
+    sets = {ALL_GAME_TYPES: common}
+    for key, values in raw.items():
+        if key != ALL_GAME_TYPES:
+            w = common.copy()
+            for name, value in values.items():
+                w[_INDEX[name]] = value
+            sets[key] = w
+    return sets
+
+
+def write_weights_file(path: str | os.PathLike, sets: dict[str, np.ndarray], header: str = "") -> None:
+    """Write weights by game type (as :func:`read_weights_file` returns them), every
+    weight in every section, with ``header`` as comment lines on top."""
+    lines = [f"# {line}".rstrip() for line in header.splitlines()]
+    for key in sorted(sets, key=lambda k: (k != ALL_GAME_TYPES, k)):
+        lines += ["", f"[{key}]"]
+        lines += [f"{name} = {int(v)}" for name, v in zip(WEIGHT_NAMES, sets[key])]
+    Path(path).write_text("\n".join(lines).lstrip("\n") + "\n", encoding="utf-8")
+
+
+def weights_for(weights: np.ndarray | dict[str, np.ndarray], game_type: str) -> np.ndarray:
+    """The weights a search of ``game_type`` uses: a single array serves every game type."""
+    if isinstance(weights, dict):
+        return weights.get(game_type, weights.get(ALL_GAME_TYPES, default_weights()))
+    return weights
+
+
+def _one_line(e: Exception) -> str:
+    return " ".join(str(e).split())
 
 
 @njit(cache=True, nogil=True)

@@ -43,6 +43,10 @@ class Option:
     high: float | None = None
     choices: tuple[str, ...] = ()
     value: object = None
+    # Not in the ``options`` list: a "string" option, which UHP's four types lack
+    # (MzingaViewer rejects the whole list if one line has another type), is
+    # still read and set by name.
+    listed: bool = True
 
     def __post_init__(self) -> None:
         if self.value is None:
@@ -66,6 +70,10 @@ class Option:
     def parse(self, text: str) -> object:
         """The value ``text`` means for this option, before clamping; raises ValueError."""
         bad = ValueError(f'"{text}" is not a valid value for {self.name} ({self.kind}).')
+        if self.kind == "string":
+            if not text.strip():
+                raise bad
+            return text.strip()
         if self.kind == "bool":
             if text.lower() not in ("true", "false"):
                 raise bad
@@ -90,6 +98,10 @@ class Option:
         return type(value)(min(max(value, self.low), self.high))
 
 
+# EvalFile's value for the weights built into hiveai.evaluate.
+BUILTIN_WEIGHTS = "<built-in>"
+
+
 def default_options() -> list[Option]:
     """The engine's options, in the order ``options`` lists them."""
     return [
@@ -110,6 +122,8 @@ def default_options() -> list[Option]:
         # How much the engine logs on stderr. Quiet by default, so a client that
         # never reads stderr cannot fill the pipe and block the engine.
         Option("LogLevel", "enum", "Warning", choices=("Debug", "Info", "Warning", "Error")),
+        # Evaluation weights file (written by `hiveai tune`), or BUILTIN_WEIGHTS.
+        Option("EvalFile", "string", BUILTIN_WEIGHTS, listed=False),
     ]
 
 
@@ -129,7 +143,8 @@ class Options:
         return self._get(name).value
 
     def lines(self) -> list[str]:
-        return [o.line() for o in self._by_key.values()]
+        """The ``options`` reply: every listed option's line."""
+        return [o.line() for o in self._by_key.values() if o.listed]
 
     def line(self, name: str) -> str:
         return self._get(name).line()

@@ -136,6 +136,11 @@ def do_move(b, mv):
     return (src + 1) | ((last + 1) << 11)
 
 
+def undo_source(token: int) -> int:
+    """The cell a move left, from its :func:`do_move` token; -1 for a placement or a pass."""
+    return (int(token) & 2047) - 1
+
+
 @njit(cache=True)
 def undo_move(b, mv, token):
     """Take back ``mv``, given the token :func:`do_move` returned."""

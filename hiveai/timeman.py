@@ -5,9 +5,12 @@ UHP clients give the budget of one move as a .NET ``TimeSpan`` string
 ``[-][d.]hh:mm:ss[.fffffff]`` layout, so fractions (``00:00:02.5000000``) and
 zero (``00:00:00``) do occur and must work (uhp.md 1.7).
 
-The rule: aim to answer after ``TIME_USAGE * T`` (the *soft* deadline, where a
-search should stop starting new work) and never later than ``T`` minus a small
-reply margin (the *hard* deadline, where it must stop at once). ``T = 0`` means
+The rule, as in Stockfish's time manager: no new iteration starts after
+``TIME_USAGE * T`` (the *soft* deadline), and the running one is stopped at
+``T`` minus a small reply margin (the *hard* deadline). An iteration cut short
+still counts: its first root move is the previous best, and any move it proves
+better is played. So a search ends between the two deadlines, unless it runs
+out of depth or proves a result first. ``T = 0`` means
 "answer now": both deadlines are already past, so a search returns its
 fallback move without thinking.
 
@@ -21,8 +24,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
-# Fraction of the budget a search aims to use. The rest absorbs the last
-# iteration overrunning and the reply's own latency.
+# Fraction of the budget after which no new iteration starts; the running one
+# goes on to the hard deadline. A per-move budget cannot be saved for a later
+# move, so the aim is to use nearly all of it.
 TIME_USAGE = 0.9
 
 # Seconds kept back from the hard deadline for writing the answer and for the

@@ -34,7 +34,7 @@ from typing import Callable, Iterable, TextIO
 
 from hiveai import ENGINE_NAME, __version__, timeman
 from hiveai.errors import GAME_OVER, GameOverError, HiveError
-from hiveai.options import Options
+from hiveai.options import BUILTIN_WEIGHTS, Options
 
 log = logging.getLogger("hiveai.uhp")
 
@@ -84,7 +84,12 @@ class UhpServer:
         self.searching = False  # True only while bestmove thinks: SIGINT matters then
         self.input_closed = False  # stdin reached its end (set by the reader thread)
         self.searching_infinite = False  # a bare bestmove is running: the end of input stops it
-        self._searcher = None  # hiveai.search.Searcher, made by the first bestmove
+        self._searcher = None  # hiveai.search.Searcher, made in the background after the banner
+        self._preparing: threading.Thread | None = None  # that background thread, until joined
+        self._clear_pending = False  # newgame: clear the table before the next search
+        self._table_mb: int | None = None  # table size asked of the last (background) preparation
+        self._eval_weights = None  # weights by game type from EvalFile; None: built-in
+        self._eval_weights_builtin = None  # the built-in weights ($HIVEAI_WEIGHTS applied), once read
         self._command_start = time.monotonic()
         self._commands: dict[str, Callable[[list[str], str], Iterable[str]]] = {
             "info": self.cmd_info,
@@ -113,6 +118,7 @@ class UhpServer:
         input is seen even while a bare ``bestmove`` is thinking.
         """
         self.execute("info")
+        self._prepare_searcher()  # in the background: the banner is out already
         lines: queue.Queue = queue.Queue()
 
         def read() -> None:
@@ -126,12 +132,15 @@ class UhpServer:
                 lines.put(None)
 
         threading.Thread(target=read, name="hiveai-stdin", daemon=True).start()
-        while True:
-            line = lines.get()
-            if line is None:  # EOF: everything read so far has been answered
-                return 0
-            if not self.execute(line):
-                return 0
+        try:
+            while True:
+                line = lines.get()
+                if line is None or not self.execute(line):  # EOF or exit
+                    return 0
+        finally:
+            # Let a warm-up still loading kernels finish rather than exiting
+            # under a thread that is inside numba.
+            self._searcher_ready()
 
     def execute(self, line: str) -> bool:
         """Answer one command line. Returns False for ``exit``."""
@@ -214,10 +223,10 @@ class UhpServer:
         if mismatch:
             log.warning("newgame: %s Playing the moves, as Mzinga does.", mismatch)
         self.board = board
-        if self._searcher is not None:
-            self._searcher.clear()  # a new game: nothing learnt carries over
-        else:
-            self._load_search_kernels(board)
+        self._clear_pending = True  # a new game: nothing learnt carries over
+        # The game is answered once the search is ready, so that a timed bestmove
+        # sent right after it spends its whole budget searching.
+        self._searcher_ready()
         return [board.game_string()]
 
     def cmd_play(self, args: list[str], rest: str) -> Iterable[str]:
@@ -256,6 +265,8 @@ class UhpServer:
         try:
             if verb == "get" and len(args) == 2:
                 return [self.options.line(args[1])]
+            if verb == "set" and len(args) >= 3 and args[1].lower() == "evalfile":
+                return [self._set_eval_file(rest.split(None, 2)[2])]
             if verb == "set" and len(args) == 3:
                 line, note = self.options.set(args[1], args[2])
                 if note:
@@ -266,9 +277,29 @@ class UhpServer:
             raise CommandError(e.args[0] if e.args else e) from None
         raise CommandError("Usage: options | options get Name | options set Name Value")
 
+    def _set_eval_file(self, path: str) -> str:
+        """``options set EvalFile PATH``: load the weights, or keep the current ones
+        and answer ``err`` naming the file and the problem. ``<built-in>`` restores
+        the built-in weights."""
+        from hiveai.evaluate import read_weights_file
+
+        path = path.strip()
+        if path.lower() == BUILTIN_WEIGHTS.lower():
+            self._eval_weights = None
+        else:
+            try:
+                self._eval_weights = read_weights_file(path)
+            except ValueError as e:
+                raise CommandError(f"EvalFile: {e}; the weights in use are unchanged.") from None
+        line, _ = self.options.set("EvalFile", BUILTIN_WEIGHTS if self._eval_weights is None else path)
+        return line
+
     def _apply_options(self) -> None:
-        """Make option values take effect (only LogLevel needs an action)."""
+        """Make option values take effect: the log level, and a table of a new size
+        (made in the background, so the next bestmove finds it ready)."""
         logging.getLogger("hiveai").setLevel(self.options["LogLevel"].upper())
+        if self._table_mb is not None and self._table_mb != self.options["TranspositionTableSizeMB"]:
+            self._prepare_searcher()
 
     def cmd_bestmove(self, args: list[str], rest: str) -> Iterable[str]:
         """``bestmove [time T | depth N]``: the chosen move; the game is not changed.
@@ -294,7 +325,7 @@ class UhpServer:
             book = self._book_move(board, limits)
             if book is not None:
                 log.info("bestmove %s from the book", book)
-                return [book]
+                return [str(book)]
             searcher = self._get_searcher()  # imports numba; the banner is long gone
             report = self._report if self.options["ReportIntermediateBestMoves"] else None
             result = searcher.search(board, limits, on_iteration=report)
@@ -304,7 +335,7 @@ class UhpServer:
                  result.score, result.depth, result.nodes, time.monotonic() - self._command_start)
         return [result.move_string]
 
-    def _book_move(self, board, limits: timeman.Limits) -> str | None:
+    def _book_move(self, board, limits: timeman.Limits):
         """The book's move for ``board`` when the book is on, else None.
 
         Not for a bare ``bestmove`` (analysis: the client wants the search) nor
@@ -321,27 +352,63 @@ class UhpServer:
             return None
 
     def _report(self, info) -> None:
-        """Mzinga's intermediate line: ``move;depth;score;pv...`` (uhp.md 5.1)."""
+        """Mzinga's intermediate line: ``move;depth;score;pv...`` (ReportIntermediateBestMoves)."""
         if info.multipv == 1 and info.pv:
-            self.emit(";".join([info.pv[0], str(info.depth), str(info.score), *info.pv]))
+            pv = [str(m) for m in info.pv]
+            self.emit(";".join([pv[0], str(info.depth), str(info.score), *pv]))
 
-    def _load_search_kernels(self, board) -> None:
-        """Load the search kernels from numba's cache now (once per process), so
-        the first ``bestmove time`` does not spend its budget loading them."""
-        if board.is_game_over():
+    def _prepare_searcher(self) -> None:
+        """Start making the searcher in a background thread, unless one of the
+        asked-for table size exists: import numba and the search, load every
+        kernel, touch the table's pages (:meth:`Searcher.warm`). Started right
+        after the banner, so a ``bestmove`` arriving any time after ``newgame``
+        searches as deep as later ones; ``newgame`` and the first use wait for it to end."""
+        size = self._table_mb = self.options["TranspositionTableSizeMB"]
+        self._searcher_ready()
+        if self._searcher is not None and self._searcher.tt_mb == size:
             return
-        searcher = self._get_searcher()
-        searcher.search(board, timeman.depth_limits(1, timeman.StopFlag()))
-        searcher.clear()
+
+        def build() -> None:
+            try:
+                from hiveai.search import Searcher
+
+                self._searcher = None  # free the old table before allocating the new one
+                searcher = Searcher(tt_mb=size)
+                searcher.warm()
+                self._searcher = searcher
+            except Exception:  # _get_searcher makes one in the foreground, and reports the error
+                log.exception("background warm-up failed")
+
+        self._preparing = threading.Thread(target=build, name="hiveai-warmup", daemon=True)
+        self._preparing.start()
+
+    def _searcher_ready(self) -> None:
+        """Wait for a background :meth:`_prepare_searcher` to finish."""
+        if self._preparing is not None:
+            self._preparing.join()
+            self._preparing = None
 
     def _get_searcher(self):
-        """The searcher, with a table of the size the option asks for."""
+        """The searcher, with a table of the size the option asks for, cleared if
+        a new game began since its last search."""
         from hiveai.search import Searcher
 
+        self._searcher_ready()
         size = self.options["TranspositionTableSizeMB"]
         if self._searcher is None or self._searcher.tt_mb != size:
             self._searcher = None  # free the old table before allocating the new one
             self._searcher = Searcher(tt_mb=size)
+        elif self._clear_pending:
+            self._searcher.clear()
+        self._clear_pending = False
+        if self._eval_weights is not None:
+            self._searcher.weights = self._eval_weights
+        else:
+            if self._eval_weights_builtin is None:
+                from hiveai.evaluate import weights_from_env
+
+                self._eval_weights_builtin = weights_from_env()
+            self._searcher.weights = self._eval_weights_builtin
         return self._searcher
 
     def _limits(self, args: list[str]) -> timeman.Limits:

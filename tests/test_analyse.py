@@ -272,18 +272,18 @@ def test_a_move_that_lets_the_queen_be_surrounded_is_a_blunder():
     reviews = list(review_game(record, depth=2))
     assert len(reviews) == len(record.moves)
     bad, last = reviews[-2], reviews[-1]
-    assert bad.move == blunder and bad.mark == BLUNDER_MARK and bad.loss >= BLUNDER_LOSS
+    assert str(bad.move) == blunder and bad.mark == BLUNDER_MARK and bad.loss >= BLUNDER_LOSS
     assert bad.after_text == "loss in 1" and not bad.engine_move
     assert last.after_text == "won" and last.state_after == "WhiteWins"
 
 
 def test_book_moves_are_marked_and_the_book_is_optional(monkeypatch, tmp_path):
     record = GameRecord(MIDGAME_RECORD.game_type, MIDGAME_RECORD.moves[:4])
-    first = Board(record.game_type).parse_move(record.moves[0]).code  # a book move holds the move int
+    first = Board(record.game_type).parse_move(record.moves[0])
 
     def lookup(board):
         """A one-entry book: the record's first move from the empty board."""
-        return [types.SimpleNamespace(move=first, weight=1, move_string=record.moves[0])] if board.ply == 0 else None
+        return [types.SimpleNamespace(move=first, weight=1)] if board.ply == 0 else None
 
     fake = types.ModuleType("hiveai.book")
     fake.lookup = lookup

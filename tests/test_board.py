@@ -37,9 +37,9 @@ from hiveai.position import HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, POS, TO
 DATA = Path(__file__).parent / "data"
 GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
 OPENING = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
-# The case from issue 9: W of bQ holds bS1, so "bB1 -bQ" names an occupied cell
+# A reported case: W of bQ holds bS1, so "bB1 -bQ" names an occupied cell
 # (Mzinga rejects it); hiveai used to read it as the climb "bB1 bS1".
-ISSUE_GS = "Base;InProgress;Black[5];wS1;bS1 wS1-;wB1 \\wS1;bB1 bS1/;wG1 /wS1;bG1 bS1\\;wQ /wB1;bQ bB1\\;wS2 /wG1"
+OCCUPIED_SIDE_GS = "Base;InProgress;Black[5];wS1;bS1 wS1-;wB1 \\wS1;bB1 bS1/;wG1 /wS1;bG1 bS1\\;wQ /wB1;bQ bB1\\;wS2 /wG1"
 # wB2 sits on wQ; wB1 may climb onto that stack, named by its top: "wB1 wB2".
 COVERED_GS = "Base;InProgress;White[5];wB1;bB1 \\wB1;wQ /wB1;bB2 -bB1;wB2 wQ\\;bQ \\bB1;wB2 wQ;bB2 /bB1"
 SIDES = ("{}-", "-{}", "/{}", "{}/", "\\{}", "{}\\")
@@ -189,8 +189,8 @@ def test_views_do_not_change_the_board():
 # --- occupied positions ------------------------------------------------------------------
 
 
-def test_issue_9_occupied_cell_rejected_with_mzingas_message():
-    board = Board.parse(ISSUE_GS)
+def test_occupied_cell_named_by_a_side_rejected_with_mzingas_message():
+    board = Board.parse(OCCUPIED_SIDE_GS)
     before = snapshot(board)
     with pytest.raises(IllegalMoveError) as info:
         board.play("bB1 -bQ")

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from hiveai.position import HASH
-from hiveai.board import Board
+from hiveai.board import Board, Move
 from hiveai.search import (
     SearchInfo,
     Searcher,
@@ -48,10 +48,12 @@ MIDGAME = ("Base+MLP;InProgress;White[9];wS1;bA1 \\wS1;wP wS1-;bP -bA1;wL wP\\;b
            "bL \\bQ;wG1 /wQ;bB1 \\bP;wA1 /wS1;bM bQ/;wA2 wG1\\;bA2 bM/;wS2 /wG1;bA2 bM-")
 
 
-def replay_is_legal(board: Board, pv: list[str]) -> bool:
+def replay_is_legal(board: Board, pv: list[Move]) -> bool:
+    """Each move of ``pv`` is legal in turn and named as the board names it there."""
     b = board.copy()
     for move in pv:
-        b.play(move)  # raises on an illegal move
+        assert isinstance(move, Move)
+        assert str(b.play(move)) == str(move)  # play raises on an illegal move
     return True
 
 
@@ -61,8 +63,10 @@ def test_depth_is_exact_and_the_line_is_legal(depth):
     before = board.game_string()
     result = search(board, depth=depth)
     assert result.depth == depth
-    assert result.move in board.legal_move_ints()
-    assert result.pv[0] == result.move_string and 1 <= len(result.pv) <= depth
+    assert isinstance(result.move, Move) and result.move in board.legal_moves
+    assert result.move.code in board.legal_move_ints()  # the kernels' int stays behind .code
+    assert result.pv[0] == result.move and str(result.move) == result.move_string
+    assert 1 <= len(result.pv) <= depth
     assert replay_is_legal(board, result.pv)
     assert result.nodes > 0 and result.seconds >= 0
     assert board.game_string() == before  # the board is not touched
@@ -80,6 +84,7 @@ def test_iterations_are_reported_in_order():
     assert [(i.depth, i.multipv) for i in infos] == [(d, k) for d in (1, 2, 3) for k in (1, 2)]
     assert all(isinstance(i.nps, float) for i in infos)
     assert [i.nodes for i in infos] == sorted(i.nodes for i in infos)
+    assert all(isinstance(m, Move) for i in infos for m in i.pv)
 
 
 def test_multipv_ranks_distinct_legal_moves():
@@ -87,7 +92,8 @@ def test_multipv_ranks_distinct_legal_moves():
     result = search(board, depth=3, multipv=4)
     moves = [line.move for line in result.lines]
     assert len(moves) == 4 == len(set(moves))
-    assert all(m in board.legal_move_ints() for m in moves)
+    assert all(m in board.legal_moves for m in moves)
+    assert all(line.pv[0] == line.move and line.move_string == str(line.move) for line in result.lines)
     scores = [line.score for line in result.lines]
     assert scores == sorted(scores, reverse=True)
     assert result.move == moves[0] and result.score == scores[0]
@@ -214,7 +220,7 @@ def test_repetition_scores_as_a_draw():
 
 def test_depth_zero_and_zero_time_answer_without_searching():
     board = Board.from_game_string(MIDGAME)
-    first = board.legal_move_ints()[0]
+    first = board.legal_moves[0]
     searcher = Searcher(tt_mb=4)
     for limits in (depth_limits(0, StopFlag()), time_limits(0.0, StopFlag())):
         result = searcher.search(board, limits)
@@ -231,7 +237,7 @@ def test_stop_flag_ends_a_long_search_quickly():
     result = searcher.search(board, infinite_limits(stop))
     took = time.monotonic() - start
     assert 0.3 <= took < 2.0  # generous: the kernel polls the flag at every node
-    assert result.move in board.legal_move_ints() and result.depth >= 1
+    assert result.move in board.legal_moves and result.depth >= 1
 
 
 def test_time_limit_is_kept():
@@ -241,7 +247,41 @@ def test_time_limit_is_kept():
     start = time.monotonic()
     result = searcher.search(board, time_limits(0.5, StopFlag()))
     assert time.monotonic() - start < 0.5 + 0.3  # generous on a loaded 2-core machine
-    assert result.move in board.legal_move_ints() and result.depth >= 1
+    assert result.move in board.legal_moves and result.depth >= 1
+
+
+def test_time_budget_is_spent_up_to_the_soft_deadline():
+    """No answer before the soft deadline: an iteration that cannot finish is still
+    searched (its better root moves count), so the budget is not thrown away. Only
+    a faster machine could make this fail, by reaching the deepest search."""
+    board = Board.from_game_string(MIDGAME)
+    searcher = Searcher(tt_mb=4)
+    searcher.search(board, depth_limits(1, StopFlag()))  # kernels loaded
+    result = searcher.search(board, time_limits(0.4, StopFlag(), usage=0.9))
+    assert result.seconds >= 0.9 * 0.4
+    assert result.move in board.legal_moves and result.depth >= 1
+
+
+def test_an_unfinished_iteration_keeps_a_better_root_move():
+    """Stopped inside an iteration, the answer is the last completed iteration's
+    move or a root move the unfinished one proved better, reported at the
+    completed depth."""
+    board = Board.from_game_string(MIDGAME)
+    searcher = Searcher(tt_mb=4)
+    full = {m.move for m in searcher.search(board, depth_limits(3, StopFlag()), multipv=len(board.legal_move_ints())).lines}
+    stop = StopFlag()
+    timer = threading.Timer(0.25, stop.set)
+    timer.start()
+    result = Searcher(tt_mb=4).search(board, infinite_limits(stop))
+    assert result.move in full and result.depth >= 1
+    assert result.pv[0] == result.move and str(result.pv[0]) == result.move_string
+
+
+def test_warm_leaves_an_empty_resident_table():
+    searcher = Searcher(tt_mb=1)
+    searcher.warm()
+    assert not searcher._keys.any() and not searcher._data.any()
+    assert searcher.search(Board("Base"), depth_limits(2, StopFlag())).depth == 2
 
 
 # --- numba's cache ---------------------------------------------------------------

@@ -344,7 +344,7 @@ def check_wins_in_one(gs: str, depths=(1, 2, 3)) -> None:
     assert wins, "the position should offer a win in 1"
     for depth in depths:
         res = search(board, depth=depth)
-        assert res.move in wins, f"depth {depth} played {res.move_string}; wins: {names(board, wins)}"
+        assert res.move.code in wins, f"depth {depth} played {res.move_string}; wins: {names(board, wins)}"
         assert is_win_score(res.score) and res.score > 0, (depth, res.score)
         assert format_score(res.score) == "win in 1", (depth, res.score)
     assert board.game_string() == gs  # the search leaves the board alone
@@ -361,7 +361,7 @@ def test_forced_win_in_two(gs):
     assert not winning_moves(b), "the position should offer no win in 1"
     for depth in (3, 4):
         res = search(board, depth=depth)
-        if not forces_win_in_2(b, res.move):
+        if not forces_win_in_2(b, res.move.code):
             forcing = [m for m in moves_of(b) if forces_win_in_2(b, m)]
             pytest.fail(f"depth {depth} played {res.move_string} ({format_score(res.score)}), which does not "
                         f"force a win; moves that do: {names(board, forcing)}")
@@ -391,7 +391,7 @@ def check_saves(gs: str, depths=(2, 3)) -> tuple[Board, np.ndarray, list[int]]:
     assert safe and losing, (len(safe), len(losing))
     for depth in depths:
         res = search(board, depth=depth)
-        assert res.move in safe, (f"depth {depth} played {res.move_string}, after which the opponent "
+        assert res.move.code in safe, (f"depth {depth} played {res.move_string}, after which the opponent "
                                   f"wins at once; safe: {names(board, safe)}")
         assert not_lost_at_once(res.score), (depth, format_score(res.score))
     return board, b, safe
@@ -413,7 +413,7 @@ def test_queen_not_left_to_be_surrounded(gt):
         assert crowd(b, side_to_move(b)) in (4, 5), gs
         assert not winning_moves(b), gs
         res = search(board, depth=2)
-        if loses_after(b, res.move):
+        if loses_after(b, res.move.code):
             safe, losing = safe_and_losing(b)
             assert losing
             if safe:
@@ -446,7 +446,7 @@ def test_no_repetition_into_a_lost_position():
             safe, _ = safe_and_losing(b)
             for depth in (2, 3):
                 res = search(board, depth=depth)
-                if res.move not in safe:
+                if res.move.code not in safe:
                     failures.append(f"{gs}: depth {depth} played {res.move_string} ({format_score(res.score)}); "
                                     f"safe: {names(board, safe)[:6]}")
     assert not failures, "\n".join(failures)
@@ -520,8 +520,8 @@ def test_pillbug_self_play_is_not_first_move(gt):
         b = board.position_array.copy()
         moves = moves_of(b)
         res = search(board, depth=2)
-        assert res.move in moves
-        firsts += res.move == moves[0]
+        assert res.move.code in moves
+        firsts += res.move.code == moves[0]
         log.append(f"{res.move_string} {format_score(res.score)}")
         if quiet(b):
             quiet_plies += 1
@@ -541,7 +541,7 @@ def test_queen_with_five_neighbours(gs):
     assert moves[0] in losing and safe
     for depth in (2, 3):
         res = search(board, depth=depth)
-        assert res.move in safe, f"depth {depth} played {res.move_string}; safe: {names(board, safe)}"
+        assert res.move.code in safe, f"depth {depth} played {res.move_string}; safe: {names(board, safe)}"
         assert not_lost_at_once(res.score), format_score(res.score)
 
 
@@ -554,7 +554,7 @@ def test_queen_not_left_to_be_surrounded_deeper(gt):
         board, b = position(gs)
         for depth in (3, 4):
             res = search(board, depth=depth)
-            if loses_after(b, res.move):
+            if loses_after(b, res.move.code):
                 safe, _ = safe_and_losing(b)
                 if safe:
                     failures.append(f"{gs}: depth {depth} played {res.move_string} "

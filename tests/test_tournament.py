@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -22,10 +23,14 @@ import click
 import pytest
 
 from hiveai.board import Board
+from hiveai.bug import PIECE_NAMES
+from hiveai.position import TOP
+from hiveai.render import hive_coordinates
 from hiveai.gamerecord import read_game
 from hiveai.tournament import referee
 from hiveai.tournament.backend import make_backend
 from hiveai.tournament.cli_args import TournamentCommand, parse_sprt
+from hiveai.tournament.report import REPORT_FILE, replay_path
 from hiveai.tournament.runner import GAMES_FILE, STANDINGS_FILE, TournamentError, pgn_path, run
 from hiveai.tournament.schedule import (
     build_config,
@@ -245,14 +250,76 @@ def test_an_engine_that_cannot_start_stops_the_tournament_early(tmp_path):
         play(cfg, tmp_path / "t")
 
 
+# --- the check before the games ----------------------------------------------------
+
+WHOLE_SECONDS = "00:00:00.3000000"  # what --time 0.3 sends
+
+
+def _nothing_written(out: Path) -> bool:
+    return not any((out / name).exists() for name in (STANDINGS_FILE, GAMES_FILE, "tournament.json"))
+
+
+def test_an_engine_that_rejects_fractional_times_stops_the_tournament_before_any_game(tmp_path):
+    cfg = config(["a=" + fake(), "nk=" + fake("--whole-seconds")], time=0.3, depth=None)
+    out = tmp_path / "t"
+    with pytest.raises(TournamentError) as caught:
+        play(cfg, out)
+    message = str(caught.value)
+    assert f"engine nk ({fake('--whole-seconds')}) rejects its set-up: 'bestmove time {WHOLE_SECONDS}' " \
+           f"answered 'err UnrecognizedCommand(\"time {WHOLE_SECONDS}\")'" in message
+    assert "accept whole seconds only" in message and "--time 1" in message and '--go nk:"depth N"' in message
+    assert "engine a" not in message and "No game was played." in message
+    assert _nothing_written(out)
+    # Nothing of the failed set-up is left behind: the same --out takes the fixed command.
+    records, _ = play(config(["a=" + fake(), "nk=" + fake("--whole-seconds")], go=["nk:depth 1", "a:depth 1"]), out)
+    assert len(records) == 2 and all(r["forfeit"] is None for r in records)
+
+
+def test_an_engine_that_rejects_an_option_stops_the_tournament_before_any_game(tmp_path):
+    cfg = config(["a=" + fake(), "picky=" + fake("--no-options")], options=["picky:Style=sharp"])
+    out = tmp_path / "t"
+    with pytest.raises(TournamentError, match=r"engine picky \(.*\) rejects its set-up: 'options set Style sharp' "
+                                              r"answered 'err Unknown option Style'\. .*--option picky:Style="):
+        play(cfg, out)
+    assert _nothing_written(out)
+
+
+def test_a_first_game_lost_to_the_set_up_stops_the_tournament(tmp_path, monkeypatch):
+    """Without the check before the games (as on a Ray cluster, whose engines are not
+    started beforehand), the first game lost to a rejected limit stops the run unrecorded."""
+    from hiveai.tournament import runner
+
+    monkeypatch.setattr(runner, "check_engines", lambda config, say: [])
+    cfg = config(["a=" + fake(), "nk=" + fake("--whole-seconds")], go=["nk:time 00:00:00.5"], games=4)
+    out = tmp_path / "t"
+    with pytest.raises(TournamentError) as caught:
+        play(cfg, out)
+    message = str(caught.value)
+    assert "engine nk" in message and "'bestmove time 00:00:00.5' answered 'err UnrecognizedCommand" in message
+    assert '--go nk:"depth N"' in message and "it is not recorded" in message
+    assert not (out / STANDINGS_FILE).exists() and not (out / GAMES_FILE).exists()
+
+
+def test_the_tournament_command_exits_non_zero_naming_the_rejected_command(tmp_path):
+    out = tmp_path / "t"
+    result = subprocess.run(
+        [sys.executable, "-m", "hiveai", "tournament", "--engine", "a=" + fake(), "--engine",
+         "nk=" + fake("--whole-seconds"), "--time", "0.3", "--game-type", "Base", "--games", "2", "--out", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode != 0
+    assert f"'bestmove time {WHOLE_SECONDS}' answered 'err UnrecognizedCommand" in result.stderr
+    assert "No game was played." in result.stderr and not (out / STANDINGS_FILE).exists()
+
+
 # --- records and resume -------------------------------------------------------------
 
 
 def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_path):
     out = tmp_path / "t"
     cfg = config(["a=" + fake(), "b=" + fake("--first")], games=2, max_plies=20)
-    records, _ = play(cfg, out)
-    assert len(records) == 2
+    records, screen = play(cfg, out)
+    assert len(records) == 2 and REPORT_FILE in screen
+    check_report(out, records)
     with pytest.raises(TournamentError, match="add --resume"):
         play(cfg, out)
     with pytest.raises(TournamentError, match="settings differ .*: games, openings"):
@@ -268,6 +335,34 @@ def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_pa
     path.write_text("not json\n" + path.read_text())
     with pytest.raises(TournamentError, match=rf"{GAMES_FILE}:1: not a game of this tournament"):
         play(cfg, out, resume=True)
+
+
+def check_report(out: Path, records: list[dict]) -> None:
+    """report.html: valid, the standings' figures, a link to every game's replay page and PGN; the replay
+    pages: valid, one position per ply, the last one the game's final position."""
+    from html_check import check_html, parse_svg, svg_fragments
+
+    report = (out / REPORT_FILE).read_text(encoding="utf-8")
+    check_html(report)
+    for row in (out / STANDINGS_FILE).read_text().splitlines()[2:4]:  # the standings rows, cell by cell
+        cells = row.split()
+        assert f"<td>{cells[1]}</td>" in report and f'<td class="num">{cells[6]}</td>' in report
+    assert "Encounters" in report and " vs " in report
+    links = re.findall(r'<a href="([^"]+)">', report)
+    assert sorted(links) == sorted([f"replays/{r['id']}.html" for r in records]
+                                   + [pgn_path(Path(), r).as_posix() for r in records])
+    for r in records:
+        assert replay_path(out, r) == out / f"replays/{r['id']}.html" and pgn_path(out, r).is_file()
+        page = replay_path(out, r).read_text(encoding="utf-8")
+        check_html(page)
+        assert page.count('<div class="pos"') == r["plies"] + 1
+        assert len(re.findall(r"<li data-ply=", page)) == r["plies"]
+        final = [f for f in svg_fragments(page) if "hive-board" in f][-1]
+        drawn = {g.get("data-piece") for g in parse_svg(final).iter("{http://www.w3.org/2000/svg}g")
+                 if g.get("class") == "piece" and not g.get("data-hand")}
+        b = Board.from_game_string(r["game_string"]).position_array
+        assert drawn == {PIECE_NAMES[int(b[TOP + cell])] for cell in hive_coordinates(b)}  # the final position
+        assert f'href="../{REPORT_FILE}"' in page and f'href="../{pgn_path(Path(), r).as_posix()}"' in page
 
 
 def _cli(out: Path, *extra: str) -> subprocess.Popen:
@@ -308,6 +403,9 @@ def test_killed_and_resumed_equals_uninterrupted(tmp_path):
     whole_records = [json.loads(x) for x in (whole / GAMES_FILE).read_text().splitlines()]
     assert essence(killed_records) == essence(whole_records)
     assert (killed / STANDINGS_FILE).read_text() == (whole / STANDINGS_FILE).read_text()
+    assert (killed / REPORT_FILE).read_text() == (whole / REPORT_FILE).read_text()
+    for r in whole_records:  # the replay pages too, the ones written on resume included
+        assert replay_path(killed, r).read_text() == replay_path(whole, r).read_text()
     assert "Standings after 12 of 12 games" in full_out
     check_saved_games(killed, killed_records)
 

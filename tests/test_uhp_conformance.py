@@ -197,8 +197,8 @@ def test_10_real_game_move_sets(engine, gs, count):
     assert len({o.destination(m) for m in moves}) == len(moves) == count
 
 
-# Issue 9: W of bQ holds bS1, so "bB1 -bQ" names an occupied cell; a climb there is "bB1 bS1".
-ISSUE_9 = "Base;;;wS1;bS1 wS1-;wB1 \\wS1;bB1 bS1/;wG1 /wS1;bG1 bS1\\;wQ /wB1;bQ bB1\\;wS2 /wG1"
+# A reported case: W of bQ holds bS1, so "bB1 -bQ" names an occupied cell; a climb there is "bB1 bS1".
+OCCUPIED_SIDE = "Base;;;wS1;bS1 wS1-;wB1 \\wS1;bB1 bS1/;wG1 /wS1;bG1 bS1\\;wQ /wB1;bQ bB1\\;wS2 /wG1"
 # wB2 sits on wQ: a climb onto that stack names wB2, not wQ.
 COVERED = "Base;;;wB1;bB1 \\wB1;wQ /wB1;bB2 -bB1;wB2 wQ\\;bQ \\bB1;wB2 wQ;bB2 /bB1"
 ILLEGAL = [
@@ -222,7 +222,7 @@ ILLEGAL = [
     ("garbage", "Base", "hello world"),
     ("bad separator", "Base;;;wS1", "bS1 wS1+"),
     ("not touching", "Base;;;wS1;bS1 wS1-", "wA1 bS1-"),
-    ("occupied cell named by a side", ISSUE_9, "bB1 -bQ"),
+    ("occupied cell named by a side", OCCUPIED_SIDE, "bB1 -bQ"),
     ("stack named below its top", COVERED, "wB1 wQ"),
     ("moving the opponent's piece", "Base;;;wS1;bS1 wS1-;wQ -wS1;bQ bS1-", "bQ bS1/"),
 ]
@@ -249,7 +249,7 @@ MZINGA_REASONS = [
     (_START["queen by the fourth turn"], "wB1 -wG1", "You must play your Queen Bee on or before your fourth turn."),
     (_START["move before the queen"], "wA1 wS1\\", "You can't move a piece in play until you've played your Queen Bee."),
     ("Base", "wS2", "When there are multiple pieces of the same bug type, you must play the pieces in order."),
-    (ISSUE_9, "bB1 -bQ", "You can't move there because a piece already exists at that position."),
+    (OCCUPIED_SIDE, "bB1 -bQ", "You can't move there because a piece already exists at that position."),
     (COVERED, "wB1 wQ", "You can't move there because a piece already exists at that position."),
     (_START["covered piece"], "wQ \\wS1", "You can't move that piece because it has another piece on top of it."),
     (_START["breaking the hive"], "wS1 \\wQ", "You can't move that piece because it will break the hive."),
@@ -265,8 +265,8 @@ def test_11_mzinga_reasons(engine, start, move, reason):
     assert engine.game_string() == gs
 
 
-def test_11_issue_9_climb_is_written_with_the_bare_name(engine):
-    gs = newgame(engine, start_of(ISSUE_9))
+def test_11_climb_onto_a_side_named_piece_is_written_with_the_bare_name(engine):
+    gs = newgame(engine, start_of(OCCUPIED_SIDE))
     assert engine.cmd1("play bB1 bS1") == gs.replace("Black[5]", "White[6]") + ";bB1 bS1"
 
 

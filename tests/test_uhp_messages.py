@@ -70,3 +70,21 @@ def test_consistent_game_string_gets_no_warning(engine):
     new = stderr_after(engine, mark, "TimeMarginMs")
     engine.cmd1("options set TimeMarginMs 20")
     assert "TimeMarginMs" in new and "GameString" not in new
+
+
+def test_eval_file_loads_weights_and_a_bad_one_changes_nothing(engine, tmp_path):
+    good = tmp_path / "good.ini"
+    good.write_text("[*]\ntempo = 20\n")
+    assert not any(line.startswith("EvalFile") for line in engine.cmd("options"))  # UHP has no string type
+    assert engine.cmd1(f"options set EvalFile {good}") == f"EvalFile;string;{good};<built-in>"
+    missing = tmp_path / "missing.ini"
+    reply = engine.cmd1(f"options set EvalFile {missing}")
+    assert reply.startswith("err EvalFile: cannot read weights file") and str(missing) in reply
+    broken = tmp_path / "broken.ini"
+    broken.write_text("[*]\ntempo = lots\n")
+    reply = engine.cmd1(f"options set EvalFile {broken}")
+    assert reply.startswith("err EvalFile:") and "broken.ini" in reply and "not a whole number" in reply
+    assert engine.cmd1("options get EvalFile") == f"EvalFile;string;{good};<built-in>"  # kept
+    engine.cmd1("newgame Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
+    assert engine.cmd("bestmove depth 2")[-1]  # searches with the loaded weights
+    assert engine.cmd1("options set EvalFile <built-in>") == "EvalFile;string;<built-in>;<built-in>"

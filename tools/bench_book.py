@@ -5,7 +5,7 @@
 * first book move, fresh process: a new Python process sets up a board in a
   book position (kernels loaded, as after ``newgame``), then times
   ``hiveai.book.book_move``, which reads the book file and looks the position
-  up. Budget: 50 ms (issue 8), since the per-move bot bridge starts a fresh
+  up. Budget: 50 ms, since the per-move bot bridge starts a fresh
   engine for every move.
 * book move, book loaded: the same call once the book is cached, over every
   position on the book's own lines.
@@ -25,7 +25,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINE = [sys.executable, "-m", "hiveai"]
-BUDGET = 0.050  # seconds: issue 8's limit for bestmove in a book position
+BUDGET = 0.050  # seconds: the limit for bestmove in a book position
 BOOK_GAME = "Base+MLP;InProgress;White[2];wP;bP wP-"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

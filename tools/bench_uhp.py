@@ -11,7 +11,7 @@
 * timed moves: one engine plays a whole game against itself with
   ``bestmove time 00:00:01`` (the hive-hydra sample budget) for N consecutive
   moves (default 100), opening book off; each reply is timed at the client,
-  from writing the command to reading its ``ok``. The issue's bound: none over
+  from writing the command to reading its ``ok``. The bound: none over
   1.05 s.
 """
 

@@ -7,9 +7,9 @@ before anything heavy loads). How they are used: :mod:`.referee`.
 # Seconds, unless named otherwise.
 # Start-up banner, options and newgame of a started engine. Covers a Python
 # engine's imports plus loading a warm numba cache (hiveai: about 0.6 s);
-# the runner's probe (PROBE_TIMEOUT) warms a cold cache before games start.
+# the check before the games (PROBE_TIMEOUT, hiveai.tournament.preflight) warms a cold cache.
 SETUP_TIMEOUT = 60.0
-# The probe before a tournament: a cold numba cache compiles every kernel
+# The check before a tournament: a cold numba cache compiles every kernel
 # (the test-suite allows the same 900 s for that, tests/uhp_client.py).
 PROBE_TIMEOUT = 900.0
 # Replies to play/pass: a rules update takes milliseconds.

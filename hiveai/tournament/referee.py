@@ -53,7 +53,6 @@ from hiveai.tournament.limits import (
     HANG_MARGIN_FRACTION,
     HANG_MARGIN_MIN,
     MAX_PLIES,
-    PROBE_TIMEOUT,
     SETUP_TIMEOUT,
     TIME_TOLERANCE,
     TIME_TOLERANCE_MS,
@@ -469,33 +468,3 @@ def play_game(task: GameTask) -> dict:
     A top-level function of a picklable argument, so a Ray worker can run it.
     """
     return _Game(task).play()
-
-
-def probe(spec: EngineSpec, game_type: str) -> list[str]:
-    """Start an engine once before the tournament, with a long timeout.
-
-    Warms caches (a cold numba cache compiles for minutes) and turns a wrong
-    command line into one clear error. Raises EngineFailure if the engine
-    cannot start, take its options or begin a game; returns warnings about
-    its first ``bestmove``, which the games themselves will judge.
-    """
-    log = GameLog()
-    engine = EngineProcess(spec, log)
-    warnings = []
-    try:
-        engine.handshake(PROBE_TIMEOUT)
-        lines, _ = engine.command(f"newgame {game_type}", PROBE_TIMEOUT)
-        if not lines or lines[0].startswith(("err", "invalidmove")):
-            raise EngineFailure(ENGINE_ERROR, f"'newgame {game_type}' answered {lines[:1]}")
-        try:
-            lines, _ = engine.command(f"bestmove {spec.go}", PROBE_TIMEOUT)
-            if not lines or lines[-1].startswith(("err", "invalidmove")):
-                warnings.append(f"{spec.name}: 'bestmove {spec.go}' answered {lines[-1:]} before the first game")
-        except EngineFailure as e:
-            warnings.append(f"{spec.name}: 'bestmove {spec.go}' before the first game: {e}")
-    except EngineFailure as e:
-        e.detail = f"{e.detail}\n--- engine transcript ---\n{log.text()}"
-        raise
-    finally:
-        engine.close()
-    return warnings

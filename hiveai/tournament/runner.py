@@ -11,6 +11,8 @@ Files in the output directory (``--out``):
   (MzingaViewer opens it), written just before the line above.
 * ``logs/<id>.log`` -- the engines' chatter: every command, reply and stderr line.
 * ``standings.txt`` -- the standings so far, replaced after every game.
+* ``report.html`` -- the same as a web page, each game linked to its replay
+  page ``replays/<id>.html`` (:mod:`hiveai.tournament.report`).
 
 Killing the run at any moment loses no finished game. A resumed run skips
 the ids already in ``games.jsonl`` (a last line cut short by the kill is
@@ -26,22 +28,15 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterator, TextIO
 
 from hiveai.gamerecord import GameRecord
 from hiveai.text import plural
 from hiveai.tournament.backend import make_backend
-from hiveai.tournament.referee import (
-    EngineFailure,
-    GameTask,
-    Rules,
-    close_all,
-    move_budget,
-    play_game,
-    probe,
-)
+from hiveai.tournament.preflight import check_engines, setup_failure
+from hiveai.tournament.referee import GameTask, Rules, close_all, move_budget, play_game
+from hiveai.tournament.report import REPLAY_DIR, REPORT_FILE, replay_html, replay_path, report_html
 from hiveai.tournament.schedule import ScheduledGame, TournamentConfig
 from hiveai.tournament.standings import progress_line, sprt_state, standings_text
 from hiveai.tournament.stats import Sprt
@@ -161,11 +156,9 @@ class _Screen:
             self.width = 0
 
 
-def _prepare(config: TournamentConfig, out: Path, resume: bool) -> None:
-    """Create or check the output directory and its saved configuration."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / PGN_DIR).mkdir(exist_ok=True)
-    (out / LOG_DIR).mkdir(exist_ok=True)
+def _prepare(config: TournamentConfig, out: Path, resume: bool) -> bool:
+    """Check the output directory and its saved configuration; True when this is a new
+    tournament, whose configuration :func:`_save` writes once the engines are checked."""
     saved_path = out / CONFIG_FILE
     if saved_path.exists():
         if not resume:
@@ -179,10 +172,20 @@ def _prepare(config: TournamentConfig, out: Path, resume: bool) -> None:
         if diffs:
             raise TournamentError(f"--resume: the settings differ from those saved in {saved_path}: "
                                   f"{', '.join(diffs)}. Resume with the same arguments, or choose another --out")
-    else:
-        if (out / GAMES_FILE).exists() and (out / GAMES_FILE).stat().st_size:
-            raise TournamentError(f"{out / GAMES_FILE} exists without {CONFIG_FILE}; choose another --out")
-        _replace(saved_path, json.dumps(config.to_json(), indent=1) + "\n")
+        return False
+    if (out / GAMES_FILE).exists() and (out / GAMES_FILE).stat().st_size:
+        raise TournamentError(f"{out / GAMES_FILE} exists without {CONFIG_FILE}; choose another --out")
+    return True
+
+
+def _save(config: TournamentConfig, out: Path, new: bool) -> None:
+    """Create the output directory's folders, and save a new tournament's configuration."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / PGN_DIR).mkdir(exist_ok=True)
+    (out / LOG_DIR).mkdir(exist_ok=True)
+    (out / REPLAY_DIR).mkdir(exist_ok=True)
+    if new:
+        _replace(out / CONFIG_FILE, json.dumps(config.to_json(), indent=1) + "\n")
 
 
 def _warnings(config: TournamentConfig, slots: int, cluster: str | None) -> list[str]:
@@ -203,31 +206,18 @@ def _warnings(config: TournamentConfig, slots: int, cluster: str | None) -> list
             "only be treated fairly with one game per core"]
 
 
-def _probe_all(config: TournamentConfig, screen: _Screen) -> None:
-    """Start every engine once (in parallel) before the games; stop with a clear error if one cannot play."""
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futures = {e.name: pool.submit(probe, e, config.game_type) for e in config.engines}
-        failures = []
-        for e in config.engines:
-            try:
-                for w in futures[e.name].result():
-                    screen.say("warning: " + w)
-            except EngineFailure as err:
-                failures.append(f"engine {e.name} ({' '.join(e.command)}) cannot play: {err.reason}: {err.detail}")
-    if failures:
-        raise TournamentError("\n".join(failures))
-
-
 def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, concurrency: int = 1,
         cluster: str | None = None, stream: TextIO | None = None) -> list[dict]:
     """Play (the rest of) the tournament; returns every finished game's record.
 
-    Raises TournamentError for problems the user must fix. KeyboardInterrupt
-    stops the run after saving what is finished.
+    Raises TournamentError for problems the user must fix, among them an engine that
+    rejects its set-up (:mod:`.preflight`): then no game is played, or the game lost
+    that way is not recorded, and no standings are written. KeyboardInterrupt stops
+    the run after saving what is finished.
     """
     out = Path(out)
     screen = _Screen(stream or sys.stdout)
-    _prepare(config, out, resume)
+    new = _prepare(config, out, resume)
     schedule = config.schedule()
     by_id = {g.id: g for g in schedule}
     games_path = out / GAMES_FILE
@@ -235,6 +225,8 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
     for r in records:  # a kill between a PGN and its line: write what is missing
         if not pgn_path(out, r).exists():
             _replace(pgn_path(out, r), game_record(r, config).to_pgn())
+        if not replay_path(out, r).exists():
+            _replace(replay_path(out, r), replay_html(r, config.game_type))
     done = {r["id"] for r in records}
     todo = [g for g in schedule if g.id not in done]
     sprt = Sprt(*config.sprt) if config.sprt else None
@@ -247,7 +239,7 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
     for e in config.engines:
         opts = "".join(f" {k}={v}" for k, v in e.options)
         screen.say(f"  {e.name}: {' '.join(e.command)}  [bestmove {e.go}]{opts}")
-    screen.say(f"Records in {out}/ ({GAMES_FILE}, {PGN_DIR}/, {LOG_DIR}/, {STANDINGS_FILE})")
+    screen.say(f"Records in {out}/ ({GAMES_FILE}, {PGN_DIR}/, {LOG_DIR}/, {STANDINGS_FILE}, {REPORT_FILE})")
     if records:
         screen.say(f"Resuming: {len(records)} of {total} games already played")
 
@@ -260,7 +252,11 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
             for w in _warnings(config, backend.slots, cluster):
                 screen.say(w)
             if cluster is None:
-                _probe_all(config, screen)
+                failures = check_engines(config, screen.say)
+                if failures:
+                    raise TournamentError("\n".join(failures) + ("\nNo game was played in this run." if records
+                                                                  else "\nNo game was played."))
+            _save(config, out, new)
             rules = Rules(config.max_plies, config.repetition, config.time_tolerance, config.time_tolerance_ms,
                           config.hang_timeout, fresh_engines=config.restart or cluster is not None)
 
@@ -275,10 +271,16 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
             for record in backend.imap_unordered(play_game, tasks()):
                 log = record.pop("log", "")
                 (out / LOG_DIR / f"{record['id']}.log").write_text(log, encoding="utf-8")
+                rejection = setup_failure(record, config)
+                if rejection is not None:  # a forfeit made by the set-up is no result: stop, record nothing
+                    raise TournamentError(f"{rejection.message()}\nStopped at game {record['id']} (its log: "
+                                          f"{out / LOG_DIR / (record['id'] + '.log')}); it is not recorded.")
                 _replace(pgn_path(out, record), game_record(record, config).to_pgn())
+                _replace(replay_path(out, record), replay_html(record, config.game_type))
                 append_record(games_path, record)
                 records.append(record)
                 _replace(out / STANDINGS_FILE, standings_text(records, names, total, sprt))
+                _replace(out / REPORT_FILE, report_html(records, config, total, sprt))
                 screen.progress(progress_line(records, names, total, sprt))
             screen.say(f"{plural(len(records), 'game')} recorded; this run took {time.monotonic() - start:.1f} s")
         except KeyboardInterrupt:
@@ -291,6 +293,7 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
             close_all()
     text = standings_text(records, names, total, sprt)
     _replace(out / STANDINGS_FILE, text)
+    _replace(out / REPORT_FILE, report_html(records, config, total, sprt))
     screen.say()
     screen.say(text.rstrip("\n"))
     return records

@@ -138,9 +138,9 @@ def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[st
     return out
 
 
-def standings_text(records: list[dict], names: list[str], total: int, sprt: Sprt | None = None) -> str:
-    """The standings table, encounters, how games ended and the SPRT, as plain text."""
-    engines, encounters = tallies(records, names)
+def standings_table(records: list[dict], names: list[str]) -> tuple[list[str], list[list[str]], set[int]]:
+    """The standings: header, one row per engine best first, and the numeric columns."""
+    engines, _ = tallies(records, names)
     order = sorted(names, key=lambda n: (-(engines[n].points / engines[n].games if engines[n].games else 0),
                                          names.index(n)))
     head = ["Rank", "Engine", "Games", "W", "D", "L", "Score", "Elo ± 95%", "LOS", "Pairs [0-2]", "Elo (pairs)"]
@@ -151,10 +151,12 @@ def standings_text(records: list[dict], names: list[str], total: int, sprt: Sprt
         rows.append([str(rank), n, str(t.games), str(t.wins), str(t.draws), str(t.losses),
                      _pct(t.points / t.games if t.games else math.nan), _elo_text(e), _pct(e.los),
                      str(t.pentanomial), _elo_text(t.pair_elo())])
-    lines = [f"Standings after {len(records)} of {total} games (Elo against the field, logistic, 95% interval)"]
-    lines += _table(head, rows, {0, 2, 3, 4, 5, 6, 7, 8, 10})
-    lines.append("")
-    lines.append("Encounters (first engine's view; pairs: [LL, LD, WL+DD, WD, WW] over complete game pairs)")
+    return head, rows, {0, 2, 3, 4, 5, 6, 7, 8, 10}
+
+
+def encounters_table(records: list[dict], names: list[str]) -> tuple[list[str], list[list[str]], set[int]]:
+    """The Elo table of each encounter (first engine's view): header, rows, numeric columns."""
+    _, encounters = tallies(records, names)
     head = ["Encounter", "Games", "+", "=", "-", "Score", "Elo ± 95%", "LOS", "Pairs [0-2]", "Elo (pairs)",
             "LOS (pairs)"]
     rows = []
@@ -163,7 +165,27 @@ def standings_text(records: list[dict], names: list[str], total: int, sprt: Sprt
         rows.append([f"{a} vs {b}", str(t.games), str(t.wins), str(t.draws), str(t.losses),
                      _pct(t.points / t.games if t.games else math.nan), _elo_text(e), _pct(e.los),
                      str(t.pentanomial), _elo_text(p), _pct(p.los)])
-    lines += _table(head, rows, {1, 2, 3, 4, 5, 6, 7, 9, 10})
+    return head, rows, {1, 2, 3, 4, 5, 6, 7, 9, 10}
+
+
+STANDINGS_TITLE = "Standings after {done} of {total} games (Elo against the field, logistic, 95% interval)"
+ENCOUNTERS_TITLE = "Encounters (first engine's view; pairs: [LL, LD, WL+DD, WD, WW] over complete game pairs)"
+
+
+def standings_text(records: list[dict], names: list[str], total: int, sprt: Sprt | None = None) -> str:
+    """The standings table, encounters, how games ended and the SPRT, as plain text."""
+    lines = [STANDINGS_TITLE.format(done=len(records), total=total)]
+    lines += _table(*standings_table(records, names))
+    lines.append("")
+    lines.append(ENCOUNTERS_TITLE)
+    lines += _table(*encounters_table(records, names))
+    lines += standings_notes(records, names, sprt)
+    return "\n".join(lines) + "\n"
+
+
+def standings_notes(records: list[dict], names: list[str], sprt: Sprt | None = None) -> list[str]:
+    """The lines under the tables: how games ended, forfeits, flags, the SPRT ("" separates groups)."""
+    lines = []
     reasons = Counter(r["reason"] for r in records)
     if reasons:
         lines.append("")
@@ -181,7 +203,7 @@ def standings_text(records: list[dict], names: list[str], total: int, sprt: Sprt
         lines.append("")
         lines.append(f"SPRT [{sprt.elo0:g}, {sprt.elo1:g}] alpha {sprt.alpha:g} beta {sprt.beta:g} for {first}: "
                      f"LLR {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) after {plural(s.pairs, 'pair')}: {verdict}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def progress_line(records: list[dict], names: list[str], total: int, sprt: Sprt | None = None) -> str:

@@ -12,6 +12,8 @@ From ply N on (plies already played when asked, opening included) it can:
   --draw-at N       claim "Draw" in its replies to play (like nokamute's repetition)
   --slow S          think S seconds before every bestmove answer
   --first           play the first legal move (a very weak engine)
+  --whole-seconds   answer err to a "bestmove time" with a fraction of a second, as nokamute does
+  --no-options      answer err to every "options set"
 
 Usage: python fake_uhp.py [flags]; it speaks UHP on stdin/stdout like hiveai.
 """
@@ -33,6 +35,8 @@ def main() -> int:
         p.add_argument("--" + flag, type=int, default=NEVER)
     p.add_argument("--slow", type=float, default=0.0)
     p.add_argument("--first", action="store_true")
+    p.add_argument("--whole-seconds", action="store_true")
+    p.add_argument("--no-options", action="store_true")
     p.add_argument("--name", default="fake")
     a = p.parse_args()
     board: Board | None = None
@@ -62,7 +66,9 @@ def main() -> int:
         if cmd == "info":
             out(f"id {a.name}", "Mosquito;Ladybug;Pillbug")
         elif cmd == "options":
-            if len(words) == 4 and words[1] == "set":
+            if a.no_options and len(words) > 1 and words[1] == "set":
+                out(f"err Unknown option {words[2] if len(words) > 2 else ''}")
+            elif len(words) == 4 and words[1] == "set":
                 options[words[2]] = words[3]
                 out(f"{words[2]};string;{words[3]};")
         elif cmd == "newgame":
@@ -74,6 +80,8 @@ def main() -> int:
                 out(game_string())
             except Exception as e:  # noqa: BLE001 - a test engine reports anything
                 out(f"invalidmove {e}")
+        elif cmd == "bestmove" and a.whole_seconds and rest.startswith("time") and "." in rest:
+            out(f'err UnrecognizedCommand("{rest}")')  # nokamute's words
         elif cmd == "bestmove":
             ply = board.ply
             if ply >= a.crash_at:

@@ -1,0 +1,142 @@
+"""The check before a tournament: every engine takes its options and its ``bestmove`` limit.
+
+An engine that answers ``err`` to its limit or to an ``--option`` would lose
+every game by forfeit, and a score made of such forfeits says nothing about
+strength. So the run stops, naming the engine, the command and the answer,
+with a remedy:
+
+* before the first game, by :func:`check_engines` (engines started here once,
+  with a long timeout, which also warms a cold numba cache);
+* at the first game an engine loses that way, by :func:`setup_failure`: the
+  only check on a Ray cluster, whose engines are not started beforehand.
+
+Known to reject a ``bestmove time`` with a fraction of a second: nokamute,
+which answers ``err UnrecognizedCommand("time 00:00:00.3000000")`` and takes
+whole seconds only.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from hiveai.tournament.limits import PROBE_TIMEOUT
+from hiveai.tournament.referee import ENGINE_ERROR, EngineFailure, EngineProcess, GameLog, move_budget
+from hiveai.tournament.schedule import EngineSpec, TournamentConfig
+
+# Engines known to answer err to a fractional "bestmove time" (named in the remedy).
+WHOLE_SECONDS_ONLY = ("nokamute",)
+
+_REJECTED = ("err", "invalidmove")
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """An engine answered ``err`` (or ``invalidmove``) to a command of its set-up."""
+
+    engine: EngineSpec
+    command: str  # e.g. "bestmove time 00:00:00.3000000" or "options set Style sharp"
+    answer: str
+
+    def message(self) -> str:
+        spec = self.engine
+        return (f"engine {spec.name} ({' '.join(spec.command)}) rejects its set-up: "
+                f"'{self.command}' answered {self.answer!r}. {self.remedy()}")
+
+    def remedy(self) -> str:
+        name = self.engine.name
+        if self.command.startswith("options set "):
+            option = self.command.split()[2]
+            return (f"Check the option's name and value against the engine's 'options' list, or leave out "
+                    f"--option {name}:{option}=...")
+        budget = move_budget(self.command.removeprefix("bestmove ").strip())
+        if budget is not None and budget != int(budget):
+            return (f"Some engines ({', '.join(WHOLE_SECONDS_ONLY)}) accept whole seconds only: give --time in "
+                    f"whole seconds (--time {max(1, round(budget))}), or a depth: --go {name}:\"depth N\".")
+        return f"Give it a limit it accepts: whole seconds (--time 1), or a depth: --go {name}:\"depth N\"."
+
+
+def _rejected(lines: list[str]) -> str | None:
+    return next((ln for ln in lines if ln.startswith(_REJECTED)), None)
+
+
+def check_engine(spec: EngineSpec, game_type: str) -> tuple[Rejection | None, list[str]]:
+    """Start ``spec`` once: set its options, begin a ``game_type`` game, ask its first move.
+
+    Returns the first command it rejected (None if none) and warnings (a
+    ``bestmove`` that failed otherwise: the games will judge it). Raises
+    EngineFailure if the engine cannot start or begin a game.
+    """
+    log = GameLog()
+    engine = EngineProcess(replace(spec, options=()), log)  # options set below, answers checked
+    try:
+        engine.handshake(PROBE_TIMEOUT)
+        for name, value in spec.options:
+            command = f"options set {name} {value}"
+            bad = _rejected(engine.command(command, PROBE_TIMEOUT)[0])
+            if bad is not None:
+                return Rejection(spec, command, bad), []
+        lines, _ = engine.command(f"newgame {game_type}", PROBE_TIMEOUT)
+        if not lines or lines[0].startswith(_REJECTED):
+            raise EngineFailure(ENGINE_ERROR, f"'newgame {game_type}' answered {lines[:1]}")
+        command = f"bestmove {spec.go}"
+        try:
+            lines, _ = engine.command(command, PROBE_TIMEOUT)
+        except EngineFailure as e:
+            return None, [f"{spec.name}: '{command}' before the first game: {e}"]
+        bad = _rejected(lines)
+        if bad is not None:
+            return Rejection(spec, command, bad), []
+        if not lines:
+            return None, [f"{spec.name}: '{command}' answered nothing before the first game"]
+        return None, []
+    except EngineFailure as e:
+        e.detail = f"{e.detail}\n--- engine transcript ---\n{log.text()}"
+        raise
+    finally:
+        engine.close()
+
+
+def check_engines(config: TournamentConfig, say: Callable[[str], None]) -> list[str]:
+    """Check every engine (in parallel); returns one message per engine that cannot play
+    (empty: all is well). Warnings go to ``say``."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = {e.name: pool.submit(check_engine, e, config.game_type) for e in config.engines}
+        failures = []
+        for e in config.engines:
+            try:
+                rejection, warnings = futures[e.name].result()
+            except EngineFailure as err:
+                failures.append(f"engine {e.name} ({' '.join(e.command)}) cannot play: {err.reason}: {err.detail}")
+                continue
+            for w in warnings:
+                say("warning: " + w)
+            if rejection is not None:
+                failures.append(rejection.message())
+    return failures
+
+
+def setup_failure(record: dict, config: TournamentConfig) -> Rejection | None:
+    """The set-up error a finished game was lost to, if any: an engine rejected an
+    option, or answered ``err`` to its first ``bestmove`` of the game."""
+    if record.get("reason") != ENGINE_ERROR or record.get("forfeit") is None:
+        return None
+    spec = config.engine(record["forfeit"])
+    detail = record.get("detail", "")
+    option = next((f"options set {n} {v}" for n, v in spec.options if detail.startswith(f"option {n}={v} rejected: ")),
+                  None)
+    if option is not None:
+        return Rejection(spec, option, detail.split(" rejected: ", 1)[1])
+    first_move = record["plies"] - record["opening_plies"] < 2  # it had not moved yet in this game
+    prefix = "bestmove answered "  # the referee's words, the answer quoted by repr()
+    if first_move and detail.startswith(prefix):
+        try:
+            answer = ast.literal_eval(detail[len(prefix):])
+        except (ValueError, SyntaxError):
+            return None
+        if isinstance(answer, str) and answer.startswith(_REJECTED):
+            return Rejection(spec, f"bestmove {spec.go}", answer)
+    return None
