@@ -421,3 +421,16 @@ def test_every_critters_refusal_is_true():
                         assert cell not in oracle.destinations(name)
                     seen.add(name[1])
     assert seen == set(CRITTERS_REASONS)
+
+
+def test_svg_draws_the_dragonfly():
+    from hiveai import svg
+
+    board = Board.from_game_string("Critters;InProgress;White[2];wD;bD wD-")
+    picture = svg.board(board, arrows=["wA1 /wD"])
+    assert 'data-piece="wD"' in picture and 'data-piece="bD"' in picture and 'data-piece="wM"' not in picture
+    assert f'id="{svg.GLYPH_ID}D"' in picture and f'id="{svg.GLYPH_ID}M"' not in picture
+    assert "wG1 in hand" in picture and "wG3" not in picture
+    # A page's shared defs hold both the Mosquito and the Dragonfly.
+    shared = svg.glyph_defs()
+    assert f'id="{svg.PIECE_ID}wD' in shared and f'id="{svg.PIECE_ID}wM' in shared and f'{svg.GLYPH_ID}D"' in shared
