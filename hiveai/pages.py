@@ -21,7 +21,6 @@ from typing import Iterable, Sequence
 from hiveai import __version__
 from hiveai.analyse import GameReview, MoveReview, summary_ending, summary_rows, white_scores
 from hiveai.board import Board
-from hiveai.errors import HiveError
 from hiveai.search import format_score
 from hiveai.svg import Arrow, board as board_svg, eval_graph, glyph_defs
 
@@ -174,17 +173,14 @@ def _players(tags: dict[str, str]) -> str:
 def _diagram(board: Board, r: MoveReview) -> str:
     """The position before a mistake, with the move played and the engine's move as arrows."""
     arrows = [Arrow(r.move, PLAYED_COLOUR)]
-    if not r.engine_move and r.best:
-        try:
-            arrows.append(Arrow(board.parse_move(r.best), ENGINE_COLOUR))
-        except HiveError:  # a best move the search could not give: draw the played move alone
-            pass
+    if not r.engine_move and r.best is not None:
+        arrows.append(Arrow(r.best, ENGINE_COLOUR))
     label = "mistake" if r.mark == "?" else "blunder"
     return (f'<figure data-ply="{r.number - 1}">{board_svg(board, arrows=arrows, defs=False)}'
-            f'<figcaption><b>{r.number}. {escape(r.move)} <span class="{_mark_class(r.mark)}">{r.mark}</span></b> '
+            f'<figcaption><b>{r.number}. {escape(str(r.move))} <span class="{_mark_class(r.mark)}">{r.mark}</span></b> '
             f"({label}, loss {r.loss / 100:.2f}): "
-            f'<span class="key-played">played {escape(r.move)}, {escape(r.after_text)}</span>; '
-            f'<span class="key-engine">engine {escape(r.best)}, {escape(format_score(r.before))}</span> '
+            f'<span class="key-played">played {escape(str(r.move))}, {escape(r.after_text)}</span>; '
+            f'<span class="key-engine">engine {escape(str(r.best))}, {escape(format_score(r.before))}</span> '
             "(scores for the side that moved)</figcaption></figure>")
 
 
@@ -206,8 +202,8 @@ def review_page(review: GameReview, *, name: str = "") -> str:
         f"{r.number}. {r.move} {r.mark} {format_score(s)}".replace("  ", " ") for r, s in zip(reviews, scores[1:])]
     rows, attrs = [], []
     for r in reviews:
-        best = "=" if r.engine_move else r.best
-        rows.append([f"{r.number}.", r.move, r.mark, format_score(r.before), r.after_text, best,
+        best = "=" if r.engine_move else str(r.best)
+        rows.append([f"{r.number}.", str(r.move), r.mark, format_score(r.before), r.after_text, best,
                      "book" if r.book else ""])
         attrs.append(f'data-ply="{r.number}" class="{_mark_class(r.mark)}"'.replace(' class=""', ""))
     tags = record.tags
