@@ -105,13 +105,15 @@ CRITTERS_KIND = np.array(CRITTERS_PIECE_KIND * 2, dtype=np.int64)
 PIECE_MASK = 31
 assert N_PIECES <= PIECE_MASK + 1
 _KIND_FIRST = np.array(KIND_FIRST, dtype=np.int64)
-# _SLOT_COUNT[game type, slot kind]: pieces of that slot kind each side has
-# (0: not in the game). The Mosquito's slot holds the Dragonfly in Critters.
-_SLOT_COUNT = np.array(
-    [[kind_count(DRAGONFLY if gt == CRITTERS and k == MOSQUITO else k, gt) for k in range(N_KINDS)]
-     for gt in range(N_GAME_TYPES)], dtype=np.int64)
 # The game type without RELAX_* bits.
 GAME_TYPE_BITS = 15
+# _SLOT_COUNT[game type * N_KINDS + slot kind]: pieces of that slot kind each
+# side has (0: not in the game; rows past the last game type are empty). The
+# Mosquito's slot holds the Dragonfly in Critters. One flat table: a 2-D
+# lookup cost _placeable twice its instructions.
+_SLOT_COUNT = np.array(
+    [kind_count(DRAGONFLY if gt == CRITTERS and k == MOSQUITO else k, gt) if gt < N_GAME_TYPES else 0
+     for gt in range(GAME_TYPE_BITS + 1) for k in range(N_KINDS)], dtype=np.int64)
 # Critters rules lifted for an explanation (hiveai.board), never in a real game.
 RELAX_SUICIDE = 16  # a move may surround the mover's own queen
 RELAX_ANT = 32  # ants go any distance
@@ -607,10 +609,10 @@ def _placeable(b, ws, side):
     base = side * PIECES_PER_COLOUR
     turn = b[PLY] // 2 + 1
     queen_in_hand = b[POS + base] < 0
-    gt = b[GAME_TYPE] & GAME_TYPE_BITS
+    row = (b[GAME_TYPE] & GAME_TYPE_BITS) * N_KINDS
     k = 0
     for kind in range(N_KINDS):
-        count = _SLOT_COUNT[gt, kind]
+        count = _SLOT_COUNT[row + kind]
         if count == 0:
             continue
         if kind == QUEEN:
