@@ -48,10 +48,11 @@ from hiveai.bug import (
     DRAGONFLY,
     EXP_PILLBUG,
     GRASSHOPPER,
+    KIND_COUNT,
+    KIND_EXPANSION,
     KIND_FIRST,
     LADYBUG,
     MOSQUITO,
-    N_GAME_TYPES,
     N_KINDS,
     N_PIECES,
     PIECE_KIND,
@@ -107,13 +108,15 @@ assert N_PIECES <= PIECE_MASK + 1
 _KIND_FIRST = np.array(KIND_FIRST, dtype=np.int64)
 # The game type without RELAX_* bits.
 GAME_TYPE_BITS = 15
-# _SLOT_COUNT[game type * N_KINDS + slot kind]: pieces of that slot kind each
-# side has (0: not in the game; rows past the last game type are empty). The
-# Mosquito's slot holds the Dragonfly in Critters. One flat table: a 2-D
-# lookup cost _placeable twice its instructions.
-_SLOT_COUNT = np.array(
-    [kind_count(DRAGONFLY if gt == CRITTERS and k == MOSQUITO else k, gt) if gt < N_GAME_TYPES else 0
-     for gt in range(GAME_TYPE_BITS + 1) for k in range(N_KINDS)], dtype=np.int64)
+# Pieces of each slot kind per side: in a standard game, if its expansion
+# (0 = always) is in play; in Critters, from its own table (the Mosquito's
+# slot holds the Dragonfly). Kept as constant per-kind tables that LLVM folds
+# into _placeable's unrolled loop: one table indexed by the game type at run
+# time doubled that function's instructions.
+_KIND_COUNT = np.array(KIND_COUNT[:N_KINDS], dtype=np.int64)
+_KIND_EXP = np.array([KIND_EXPANSION.get(k, 0) for k in range(N_KINDS)], dtype=np.int64)
+_CRITTERS_COUNT = np.array(
+    [kind_count(DRAGONFLY if k == MOSQUITO else k, CRITTERS) for k in range(N_KINDS)], dtype=np.int64)
 # Critters rules lifted for an explanation (hiveai.board), never in a real game.
 RELAX_SUICIDE = 16  # a move may surround the mover's own queen
 RELAX_ANT = 32  # ants go any distance
@@ -609,12 +612,18 @@ def _placeable(b, ws, side):
     base = side * PIECES_PER_COLOUR
     turn = b[PLY] // 2 + 1
     queen_in_hand = b[POS + base] < 0
-    row = (b[GAME_TYPE] & GAME_TYPE_BITS) * N_KINDS
+    gt = b[GAME_TYPE]
+    critters = (gt & GAME_TYPE_BITS) == CRITTERS
     k = 0
     for kind in range(N_KINDS):
-        count = _SLOT_COUNT[row + kind]
-        if count == 0:
+        if critters:
+            count = _CRITTERS_COUNT[kind]
+            if count == 0:
+                continue
+        elif _KIND_EXP[kind] != 0 and (gt & _KIND_EXP[kind]) == 0:
             continue
+        else:
+            count = _KIND_COUNT[kind]
         if kind == QUEEN:
             if turn == 1:
                 continue  # tournament opening
