@@ -25,18 +25,31 @@ import numpy as np
 
 from hiveai.bug import (
     COLOUR_NAMES,
+    CRITTERS,
     KIND_FIRST,
-    PIECE_NAMES,
     PIECES_PER_COLOUR,
     QUEEN,
     colour_of,
     game_type_string,
     kind_of,
     piece_in_game,
+    piece_names,
 )
 from hiveai.errors import GameOverError, GameStringError, HiveError, IllegalMoveError
 from hiveai.hex_grid import CELL_MASK
-from hiveai.movegen import MAX_MOVES, WS_PIN, find_pinned, legal_moves, new_workspace
+from hiveai.movegen import (
+    MAX_MOVES,
+    RELAX_ANT,
+    RELAX_BEETLE,
+    RELAX_DRAGONFLY,
+    RELAX_SPIDER,
+    RELAX_SUICIDE,
+    WS_PIN,
+    find_pinned,
+    generate_moves,
+    legal_moves,
+    new_workspace,
+)
 from hiveai.notation import (
     game_string_head,
     move_to_string,
@@ -69,6 +82,16 @@ from hiveai.position import (
 from hiveai.text import plural
 
 __all__ = ["Board", "Move", "PASS", "warmup"]
+
+# Critters refusals, each explained by the one rule whose lifting lets the
+# generator offer the move (checked in this order).
+_CRITTERS_REASONS = (
+    (RELAX_SUICIDE, "You can't make that move: it would surround your own Queen Bee."),
+    (RELAX_BEETLE, "{name} can't move there: a Beetle can't climb onto another Beetle."),
+    (RELAX_SPIDER, "{name} can't stop there: a Spider must move exactly three spaces unless it reaches a dead end."),
+    (RELAX_ANT, "{name} can't move there: an Ant moves at most five spaces."),
+    (RELAX_DRAGONFLY, "{name} can't move there: a Dragonfly must fly at least two spaces."),
+)
 
 _RESULT_STATE = {WHITE_WINS: "WhiteWins", BLACK_WINS: "BlackWins", DRAW: "Draw"}
 
@@ -121,7 +144,7 @@ class Move:
     @property
     def piece(self) -> str | None:
         """The moving piece's name (``wS1``), None for a pass."""
-        return None if self.is_pass else PIECE_NAMES[self.code >> MOVE_PIECE_SHIFT]
+        return None if self.is_pass else self.text.split()[0]
 
     @property
     def is_pass(self) -> bool:
@@ -157,6 +180,7 @@ class Board:
         self._legal: list[int] | None = None  # legal move ints, once generated
         self._legal_tuple: tuple[Move, ...] | None = None  # ... as Moves, once asked for
         self._dests: dict[int, set[int]] | None = None  # ... as piece -> cells, once asked for
+        self._relaxed: dict[int, set[int]] = {}  # Critters: moves with one rule lifted, by RELAX_* bit
 
     # --- construction ---------------------------------------------------
 
@@ -469,7 +493,11 @@ class Board:
         offered = dests.get(piece, set())
         if dest in offered and not occupied:
             return None
-        name = PIECE_NAMES[piece]
+        name = piece_names(self.game_type)[piece]
+        if self.game_type == CRITTERS and not occupied:
+            for relax, reason in _CRITTERS_REASONS:
+                if move in self._relaxed_moves(relax):
+                    return reason.format(name=name)
         side = self.turn
         if not piece_in_game(piece, self.game_type):
             return f"{name} is not in a {self.game_type_string} game."
@@ -482,12 +510,12 @@ class Board:
             if not own:
                 return f"It is {COLOUR_NAMES[side]}'s turn: you can't place {name}."
             if not offered:
-                kinds = {kind_of(p) for p in placed}
+                kinds = {kind_of(p, self.game_type) for p in placed}
                 if kinds == {QUEEN}:
                     return "You must play your Queen Bee on or before your fourth turn."
                 if kind_of(piece) == QUEEN and kinds:  # the one rule that holds back only the queen
                     return "You can't play your Queen Bee on your first turn."
-                first = side * PIECES_PER_COLOUR + KIND_FIRST[kind_of(piece)]
+                first = side * PIECES_PER_COLOUR + KIND_FIRST[kind_of(piece, self.game_type)]
                 if any(int(b[POS + p]) < 0 for p in range(first, piece)):
                     return "When there are multiple pieces of the same bug type, you must play the pieces in order."
             if occupied:
@@ -511,6 +539,15 @@ class Board:
         if dest == src:
             return f"{name} is already there."
         return f"{name} can't move there."
+
+    def _relaxed_moves(self, relax: int) -> set[int]:
+        """The generator's moves here with one Critters rule lifted (a ``RELAX_*`` bit)."""
+        if relax not in self._relaxed:
+            b = self._b.copy()
+            b[GAME_TYPE] |= relax
+            n = generate_moves(b, new_workspace(), self._buf, 0)
+            self._relaxed[relax] = {int(m) for m in self._buf[:n]}
+        return self._relaxed[relax]
 
     def _is_pinned(self, piece: int) -> bool:
         ws = new_workspace()

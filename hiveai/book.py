@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hiveai.bug import PIECE_NAMES, game_type_string, parse_game_type, parse_piece
+from hiveai.bug import N_GAME_TYPES, game_type_string, parse_game_type, parse_piece, piece_names
 from hiveai.hex_grid import CELL_MASK
 from hiveai.position import MOVE_PIECE_SHIFT, PASS
 from hiveai.symmetry import Frame, frame_of
@@ -99,15 +99,15 @@ class StoredMove:
         """What identifies the move: (piece, q, r)."""
         return self.piece, self.q, self.r
 
-    def to_text(self) -> str:
-        name = "pass" if self.piece < 0 else PIECE_NAMES[self.piece]
+    def to_text(self, game_type: int = 0) -> str:
+        name = "pass" if self.piece < 0 else piece_names(game_type)[self.piece]
         score = "" if self.score is None else str(self.score)
         return f"{name},{self.q},{self.r},{self.weight},{score},{self.depth},{self.count},{self.points:g}"
 
     @classmethod
-    def from_text(cls, text: str) -> StoredMove:
+    def from_text(cls, text: str, game_type: int = 0) -> StoredMove:
         name, q, r, weight, score, depth, count, points = text.split(",")
-        piece = -1 if name == "pass" else parse_piece(name)
+        piece = -1 if name == "pass" else parse_piece(name, game_type)
         if piece is None:
             raise ValueError(f"unknown piece {name!r}")
         return cls(piece, int(q), int(r), int(weight), int(score) if score else None, int(depth),
@@ -138,14 +138,14 @@ class Entry:
                 return m
         return None
 
-    def to_line(self) -> str:
-        moves = ";".join(m.to_text() for m in self.moves)
+    def to_line(self, game_type: int = 0) -> str:
+        moves = ";".join(m.to_text(game_type) for m in self.moves)
         return "\t".join((self.key, str(self.ply), moves, ";".join(self.line)))
 
 
-def _parse_entry(key: str, rest: str) -> Entry:
+def _parse_entry(key: str, rest: str, game_type: int = 0) -> Entry:
     ply, moves, line = rest.split("\t")
-    return Entry(key, int(ply), [StoredMove.from_text(t) for t in moves.split(";") if t],
+    return Entry(key, int(ply), [StoredMove.from_text(t, game_type) for t in moves.split(";") if t],
                  line.split(";") if line else [])
 
 
@@ -214,7 +214,7 @@ class Book:
             if rest is None:
                 return None
             try:
-                entry = _parse_entry(key, rest)
+                entry = _parse_entry(key, rest, self.game_type)
             except ValueError as e:
                 raise BookFormatError(f"book entry {key}: {e}") from None
             self._parsed[key] = entry
@@ -222,7 +222,7 @@ class Book:
 
     def put(self, entry: Entry) -> None:
         """Add or replace an entry (in memory; see :class:`hiveai.bookbuild.BookWriter`)."""
-        self._raw[entry.key] = entry.to_line().partition("\t")[2]
+        self._raw[entry.key] = entry.to_line(self.game_type).partition("\t")[2]
         self._parsed[entry.key] = entry
 
     def entries(self) -> list[Entry]:
@@ -236,7 +236,7 @@ class Book:
     def text(self) -> str:
         """The whole file: header, column line, one line per entry in key order."""
         out = [self.header_line(), "#" + "\t".join(COLUMNS)]
-        out += [self.get(k).to_line() for k in sorted(self._raw)]
+        out += [self.get(k).to_line(self.game_type) for k in sorted(self._raw)]
         return "\n".join(out) + "\n"
 
 
@@ -436,7 +436,7 @@ class BookStats:
 def book_stats(directory: str | os.PathLike) -> list[BookStats]:
     """Stats of every book file in ``directory``, in the canonical game type order."""
     out = []
-    for gt in range(8):
+    for gt in range(N_GAME_TYPES):
         path = book_path(gt, directory)
         if not path.is_file():
             continue

@@ -40,7 +40,7 @@ from typing import Callable, Iterable
 
 from hiveai.board import Board
 from hiveai.book import Book, BookFormatError, Entry, StoredMove, book_path, entry_moves, to_stored
-from hiveai.bug import game_type_string, parse_game_type
+from hiveai.bug import STANDARD_GAME_TYPES, game_type_string, parse_game_type
 from hiveai.gamerecord import read_games
 from hiveai.position import PASS, do_move
 from hiveai.symmetry import frame_of
@@ -58,7 +58,7 @@ __all__ = [
     "weight_for",
 ]
 
-ALL_GAME_TYPES = tuple(game_type_string(gt) for gt in range(8))  # every subset of M, L, P
+ALL_GAME_TYPES = tuple(game_type_string(gt) for gt in STANDARD_GAME_TYPES)  # every subset of M, L, P
 # Named opening lines shipped with the books (a GameString file, see gamerecord.read_games).
 NAMED_FILE = "named.txt"
 
@@ -195,6 +195,7 @@ class BookWriter:
 
     def __init__(self, path: Path, book: Book) -> None:
         self.path = path
+        self.game_type = book.game_type
         if not path.exists():
             write_atomically(path, book.text())
         else:
@@ -202,7 +203,7 @@ class BookWriter:
         self._f = open(path, "a", encoding="ascii", newline="\n")
 
     def append(self, entry: Entry) -> None:
-        self._f.write(entry.to_line() + "\n")
+        self._f.write(entry.to_line(self.game_type) + "\n")
         self._f.flush()
         os.fsync(self._f.fileno())
 

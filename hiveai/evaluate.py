@@ -17,6 +17,10 @@ engine's common denominator):
   (pinned by the One Hive rule, covered by a beetle, a crawler wedged in a
   gate, or any piece before its queen is down) is worth almost nothing.
   Pieces in hand are worth a fraction of their value: they can still come in.
+* **Dragonfly (Critters).** It flies to any cell touching the hive two or
+  more cells away, gates or not: it is valued like an ant, reaches a queen
+  like one, and an enemy Dragonfly that can land on a free queen cell adds
+  a threat of its own (a gate that shuts out crawlers does not stop it).
 * **Beetles and pillbugs.** A beetle on top of a queen freezes it and covers
   it; a pillbug next to its own queen can throw attackers away (and lift the
   queen out) and is a strong defence.
@@ -35,10 +39,20 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from hiveai.bug import ANT, MOSQUITO, N_PIECES, PIECES_PER_COLOUR, PILLBUG, QUEEN, SPIDER
+from hiveai.bug import (
+    ANT,
+    CRITTERS,
+    DRAGONFLY_INDEX,
+    MOSQUITO,
+    N_PIECES,
+    PIECES_PER_COLOUR,
+    PILLBUG,
+    QUEEN,
+    SPIDER,
+)
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET
-from hiveai.movegen import KIND, WS_PIN, _renew_stamps, _slides, find_pinned
-from hiveai.position import LEVEL, PLY, POS, TOP, occupied_neighbours
+from hiveai.movegen import CRITTERS_KIND, GAME_TYPE_BITS, KIND, WS_PIN, _HOLE_BIT, _renew_stamps, _slides, find_pinned
+from hiveai.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, occupied_neighbours
 
 # A won game; larger than any static score (hiveai.tt.WIN is the same number).
 WIN = 1_000_000
@@ -73,6 +87,8 @@ WEIGHT_TABLE = (
     ("mobile_mosquito", 34, "nokamute: what it copies; beetle-like on average"),
     ("mobile_ladybug", 34, "nokamute 12"),
     ("mobile_pillbug", 28, "nokamute 10"),
+    ("mobile_dragonfly", 40, "Critters: flies almost anywhere an ant goes (guess: the ant's value)"),
+    ("dragonfly_threat", 40, "Critters: enemy Dragonfly can fly onto a free queen cell (guess; README Critters match)"),
     ("hand_percent", 50, "a piece in hand, % of its mobile value (nokamute 1x in hand vs 2x mobile)"),
     ("pre_queen_percent", 50, "a side's pieces while its queen is in hand, % (they cannot move yet)"),
     ("tempo", 10, "having the move"),
@@ -92,12 +108,14 @@ W_MOBILE = _INDEX["mobile_queen"]  # then one per kind, in bug.py's kind order
 W_HAND_PERCENT = _INDEX["hand_percent"]
 W_PRE_QUEEN_PERCENT = _INDEX["pre_queen_percent"]
 W_TEMPO = _INDEX["tempo"]
-assert WEIGHT_NAMES[W_MOBILE + 7] == "mobile_pillbug"
+W_DRAGONFLY_THREAT = _INDEX["dragonfly_threat"]
+assert WEIGHT_NAMES[W_MOBILE + 7] == "mobile_pillbug" and WEIGHT_NAMES[W_MOBILE + 8] == "mobile_dragonfly"
 
 # Reach of a mobile enemy piece towards a queen's free cells, in percent of
 # an ant's (ants and climbers get almost anywhere; spiders and grasshoppers
 # are constrained): Bestbot's per-bug distance multipliers, simplified.
-ATTACK_REACH = np.array([0, 50, 100, 50, 100, 100, 100, 50], dtype=np.int64)
+# The Dragonfly (last) reaches like an ant.
+ATTACK_REACH = np.array([0, 50, 100, 50, 100, 100, 100, 50, 100], dtype=np.int64)
 
 # Environment variable a tuning match uses to give one engine other weights:
 # ``HIVEAI_WEIGHTS="queen_attacker=25,tempo=0"``.
@@ -242,6 +260,8 @@ def evaluate(b, ws, w):
         return 0
     _renew_stamps(ws)
     pin = find_pinned(b, ws, root)
+    critters = (b[GAME_TYPE] & GAME_TYPE_BITS) == CRITTERS
+    kinds = CRITTERS_KIND if critters else KIND
 
     # Material and mobility, one pass over the pieces. ``mobile`` has bit p
     # for a piece p that can move; ``reach_*`` sum each colour's attack reach.
@@ -256,7 +276,7 @@ def evaluate(b, ws, w):
     reach_b = 0
     for p in range(N_PIECES):
         c = b[POS + p]
-        k = KIND[p]
+        k = kinds[p]
         if c < 0:
             v = w[W_MOBILE + k] * w[W_HAND_PERCENT] // 100
             if p < PIECES_PER_COLOUR:
@@ -312,10 +332,10 @@ def evaluate(b, ws, w):
             if (q >= PIECES_PER_COLOUR) != (colour == 1):
                 danger += w[W_QUEEN_ENEMY]
                 if (mobile >> q) & 1:
-                    reach -= ATTACK_REACH[KIND[q]]
+                    reach -= ATTACK_REACH[kinds[q]]
             elif (mobile >> q) & 1:
                 danger += w[W_QUEEN_FREE_FRIEND]
-                if KIND[q] == PILLBUG and b[LEVEL + q] == 0:
+                if kinds[q] == PILLBUG and b[LEVEL + q] == 0:
                     danger -= w[W_PILLBUG_DEFENCE]
             else:
                 danger += w[W_QUEEN_STUCK_FRIEND]
@@ -327,7 +347,7 @@ def evaluate(b, ws, w):
         if top != base:
             danger += w[W_QUEEN_COVERED]
             if (mobile >> top) & 1:
-                reach -= ATTACK_REACH[KIND[top]]
+                reach -= ATTACK_REACH[kinds[top]]
         elif (mobile >> base) & 1:
             danger -= w[W_QUEEN_MOBILE]
         # Attackers: enough reach for one more neighbour each, up to the free cells.
@@ -335,12 +355,29 @@ def evaluate(b, ws, w):
         if attackers > 6 - nocc:
             attackers = 6 - nocc
         danger += w[W_QUEEN_ATTACKER] * attackers
+        if critters:
+            danger += w[W_DRAGONFLY_THREAT] * _dragonfly_threat(b, mobile, qc, (1 - colour) * PIECES_PER_COLOUR)
         if colour == 0:
             white -= danger
         else:
             black -= danger
     return (white - black if side == 0 else black - white) + w[W_TEMPO]
 
+
+
+@njit(cache=True, nogil=True)
+def _dragonfly_threat(b, mobile, qc, enemy_base):
+    """1 if the enemy Dragonfly can move and fly onto a free cell next to the
+    queen on ``qc`` (one not beside the Dragonfly itself), else 0."""
+    p = enemy_base + DRAGONFLY_INDEX
+    dc = b[POS + p]
+    if dc < 0 or not (mobile >> p) & 1 or _HOLE_BIT[(dc - qc) & CELL_MASK] != 0:
+        return 0
+    for d in range(6):
+        f = _nb(qc, d)
+        if b[HEIGHT + f] == 0 and f != dc and _HOLE_BIT[(f - dc) & CELL_MASK] == 0:
+            return 1
+    return 0
 
 
 def queen_neighbours(b: np.ndarray, colour: int) -> int:

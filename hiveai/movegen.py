@@ -1,4 +1,4 @@
-"""Legal move generation for every bug, all eight game types.
+"""Legal move generation for every bug, all eight standard game types and Critters.
 
 ``generate_moves(b, ws, moves, n)`` appends every legal move of the side to
 move to ``moves[n:]`` and returns the new end. Each (piece, destination) pair
@@ -25,6 +25,14 @@ The rules, as Mzinga and nokamute implement them (uhp.md section 3):
   heights: with h_src the mover's stack after it lifts off and h_dst the target
   stack, the step is gated when both flanks are taller than both.
 
+Critters (README "Critters") switches a few rules inside the same kernels,
+by the game type: ants go at most five steps (breadth first), spiders may
+stop early at a dead end, beetles never climb onto beetles, the Dragonfly
+(in the Mosquito's slot) flies, and a move that surrounds the mover's own
+queen is dropped unless it surrounds the enemy queen too. The ``RELAX_*``
+bits, or'ed into a copy's game type, lift one of those rules so
+hiveai.board can explain a refusal by asking the generator.
+
 Scratch space lives in ``ws`` (see WS_* offsets) so nothing is allocated per
 node. Cells are marked with ever-increasing stamps to avoid clearing arrays.
 """
@@ -35,6 +43,9 @@ from numba import njit
 from hiveai.bug import (
     ANT,
     BEETLE,
+    CRITTERS,
+    CRITTERS_PIECE_KIND,
+    DRAGONFLY,
     EXP_PILLBUG,
     GRASSHOPPER,
     KIND_COUNT,
@@ -49,6 +60,7 @@ from hiveai.bug import (
     PILLBUG,
     QUEEN,
     SPIDER,
+    kind_count,
 )
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS, ORIGIN
 from hiveai.position import (
@@ -63,6 +75,7 @@ from hiveai.position import (
     PLY,
     POS,
     TOP,
+    occupied_neighbours,
 )
 
 # Workspace layout (int32).
@@ -87,14 +100,31 @@ STAMP_LIMIT = 2**31 - 1 - 2 * STAMPS_PER_GENERATION
 MAX_MOVES = 4096
 
 KIND = np.array(PIECE_KIND * 2, dtype=np.int64)
+CRITTERS_KIND = np.array(CRITTERS_PIECE_KIND * 2, dtype=np.int64)
 # Piece indices (0..27) fit in five bits. Masking an index read from an array
 # with it lets numba prove the index is not negative and skip its wrap-around.
 PIECE_MASK = 31
 assert N_PIECES <= PIECE_MASK + 1
 _KIND_FIRST = np.array(KIND_FIRST, dtype=np.int64)
-_KIND_COUNT = np.array(KIND_COUNT, dtype=np.int64)
-# Expansion bit needed for each kind (0 = always in play).
+# The game type without RELAX_* bits.
+GAME_TYPE_BITS = 15
+# Pieces of each slot kind per side: in a standard game, if its expansion
+# (0 = always) is in play; in Critters, from its own table (the Mosquito's
+# slot holds the Dragonfly). Kept as constant per-kind tables that LLVM folds
+# into _placeable's unrolled loop: one table indexed by the game type at run
+# time doubled that function's instructions.
+_KIND_COUNT = np.array(KIND_COUNT[:N_KINDS], dtype=np.int64)
 _KIND_EXP = np.array([KIND_EXPANSION.get(k, 0) for k in range(N_KINDS)], dtype=np.int64)
+_CRITTERS_COUNT = np.array(
+    [kind_count(DRAGONFLY if k == MOSQUITO else k, CRITTERS) for k in range(N_KINDS)], dtype=np.int64)
+# Critters rules lifted for an explanation (hiveai.board), never in a real game.
+RELAX_SUICIDE = 16  # a move may surround the mover's own queen
+RELAX_ANT = 32  # ants go any distance
+RELAX_SPIDER = 64  # spiders may stop after one or two steps anywhere
+RELAX_BEETLE = 128  # beetles may climb onto beetles
+RELAX_DRAGONFLY = 256  # the Dragonfly may land next to its start
+ANT_MAX_STEPS = 5  # Critters: an ant slides 1 to 5 steps
+ANT_UNLIMITED = N_CELLS  # Hive: more steps than there are cells
 _PILLBUG_INDEX = KIND_FIRST[PILLBUG]
 _MOSQUITO_INDEX = KIND_FIRST[MOSQUITO]
 
@@ -277,45 +307,66 @@ def _slide_one(b, ws, stamp, moves, n, p, src):
 
 
 @njit(cache=True)
-def _spider(b, ws, stamp, moves, n, p, src):
-    """Exactly three sliding steps, never revisiting a cell (start included)."""
+def _spider(b, ws, stamp, moves, n, p, src, dead_ends, anywhere):
+    """Exactly three sliding steps, never revisiting a cell (start included).
+
+    ``dead_ends`` (Critters): also stop early where no step to an unvisited
+    cell is left. ``anywhere``: stop after any step (only to explain a refusal).
+    """
     m1 = _slides(b, src, src)
     for d1 in range(6):
         if not (m1 >> d1) & 1:
             continue
         c1 = _nb(src, d1)
         m2 = _slides(b, c1, src)
+        on1 = False
         for d2 in range(6):
             c2 = _nb(c1, d2)
             if not (m2 >> d2) & 1 or c2 == src:
                 continue
+            on1 = True
             m3 = _slides(b, c2, src)
+            on2 = False
             for d3 in range(6):
                 c3 = _nb(c2, d3)
                 if (m3 >> d3) & 1 and c3 != src and c3 != c1:
+                    on2 = True
                     n = _add(ws, stamp, moves, n, p, c3)
+            if anywhere or (dead_ends and not on2):
+                n = _add(ws, stamp, moves, n, p, c2)
+        if anywhere or (dead_ends and not on1):
+            n = _add(ws, stamp, moves, n, p, c1)
     return n
 
 
 @njit(cache=True)
-def _ant(b, ws, stamp, moves, n, p, src):
-    """Any number of sliding steps: flood fill of the reachable empty cells."""
+def _ant(b, ws, stamp, moves, n, p, src, max_steps):
+    """Sliding steps, at most ``max_steps`` of them (Hive: no limit, Critters: 5):
+    a breadth-first flood fill of the reachable empty cells, level by level so
+    each cell is offered at its shortest distance (a depth-limited walk that
+    shared one visited set would miss cells it first reached the long way)."""
     ws[WS_MARK + src] = stamp  # never a destination
     ws[WS_QUEUE] = src
     head, tail = 0, 1
-    while head < tail:
-        c = ws[WS_QUEUE + head]
-        head += 1
-        m = _slides(b, c, src)
-        for d in range(6):
-            if (m >> d) & 1:
-                nc = _nb(c, d)
-                if ws[WS_MARK + nc] != stamp:
-                    ws[WS_MARK + nc] = stamp
-                    ws[WS_QUEUE + tail] = nc
-                    tail += 1
-                    moves[n] = (p << MOVE_PIECE_SHIFT) | nc
-                    n += 1
+    # One pass per distance (the cells queued by the previous pass), so the
+    # limit costs a test per level, not per cell.
+    for _ in range(max_steps):
+        level_end = tail
+        if head == level_end:
+            break
+        while head < level_end:
+            c = ws[WS_QUEUE + head]
+            head += 1
+            m = _slides(b, c, src)
+            for d in range(6):
+                if (m >> d) & 1:
+                    nc = _nb(c, d)
+                    if ws[WS_MARK + nc] != stamp:
+                        ws[WS_MARK + nc] = stamp
+                        ws[WS_QUEUE + tail] = nc
+                        tail += 1
+                        moves[n] = (p << MOVE_PIECE_SHIFT) | nc
+                        n += 1
     return n
 
 
@@ -333,12 +384,16 @@ def _grasshopper(b, ws, stamp, moves, n, p, src):
 
 
 @njit(cache=True)
-def _beetle(b, ws, stamp, moves, n, p, src):
-    """One step in any direction, onto or off stacks, gate-checked by height."""
+def _beetle(b, ws, stamp, moves, n, p, src, on_beetles):
+    """One step in any direction, onto or off stacks, gate-checked by height;
+    never onto a beetle unless ``on_beetles`` (Hive: yes, Critters: no)."""
     h_src = b[HEIGHT + src]
     for d in range(6):
         dst = _nb(src, d)
-        if _can_climb(b, src, d, h_src, b[HEIGHT + dst]):
+        h_dst = b[HEIGHT + dst]
+        if not on_beetles and h_dst > 0 and CRITTERS_KIND[b[TOP + dst] & PIECE_MASK] == BEETLE:
+            continue
+        if _can_climb(b, src, d, h_src, h_dst):
             n = _add(ws, stamp, moves, n, p, dst)
     return n
 
@@ -364,19 +419,97 @@ def _ladybug(b, ws, stamp, moves, n, p, src):
     return n
 
 
+# --- Critters bugs -----------------------------------------------------------
+
+
+@njit(cache=True)
+def _dragonfly(b, ws, stamp, moves, n, p, src, relax):
+    """Flies (no gates, no sliding) to any empty ground cell next to another
+    piece, at least two cells from its start (``relax``: next to it too).
+
+    The empty neighbours of every other stack are exactly the cells that
+    touch another piece; the start and (unless relaxed) its ring are marked
+    first so they are never offered.
+    """
+    ws[WS_MARK + src] = stamp
+    if not relax:
+        for d in range(6):
+            ws[WS_MARK + _nb(src, d)] = stamp
+    for q in range(N_PIECES):
+        c = b[POS + q]
+        if c < 0 or c == src or b[TOP + (c & CELL_MASK)] != q:
+            continue
+        empty = ~b[NBR + c] & ALL_NEIGHBOURS
+        while empty != 0:
+            e = _nb(c, _LOWEST_BIT[empty])
+            empty &= empty - 1
+            n = _add(ws, stamp, moves, n, p, e)
+    return n
+
+
+@njit(cache=True)
+def _critters_moves(b, ws, stamp, moves, n, p, src, gt):
+    """Destinations of piece p in Critters (``gt`` may carry RELAX_* bits)."""
+    k = CRITTERS_KIND[p]
+    if k == ANT and (gt & RELAX_ANT) == 0:
+        return _ant(b, ws, stamp, moves, n, p, src, ANT_MAX_STEPS)
+    if k == SPIDER:
+        return _spider(b, ws, stamp, moves, n, p, src, True, (gt & RELAX_SPIDER) != 0)
+    if k == BEETLE:
+        return _beetle(b, ws, stamp, moves, n, p, src, (gt & RELAX_BEETLE) != 0)
+    if k == DRAGONFLY:
+        return _dragonfly(b, ws, stamp, moves, n, p, src, (gt & RELAX_DRAGONFLY) != 0)
+    return _moves_as(b, ws, stamp, moves, n, p, src, k)
+
+
+@njit(cache=True)
+def _queen_ring_after(b, qc, src, dest):
+    """NBR mask of the queen on ``qc`` after a piece goes from ``src`` (-1: in
+    hand) to ``dest``: a ground piece leaving frees its cell, the landing fills one."""
+    ring = b[NBR + qc]
+    if src >= 0 and b[HEIGHT + src] == 1:
+        ring &= ~_HOLE_BIT[(src - qc) & CELL_MASK]
+    return ring | _HOLE_BIT[(dest - qc) & CELL_MASK]
+
+
+@njit(cache=True)
+def _drop_suicides(b, moves, start, n, side):
+    """Critters: remove from moves[start:n] each move after which the mover's
+    own queen is surrounded, unless the enemy queen is too (a draw). Returns
+    the new end. Only a queen with five neighbours can be filled by one move;
+    the queen itself never is (it leaves its old cell empty)."""
+    queen = side * PIECES_PER_COLOUR
+    qc = b[POS + queen]
+    if qc < 0 or occupied_neighbours(b, qc) < 5:
+        return n
+    eq = b[POS + (1 - side) * PIECES_PER_COLOUR]
+    k = start
+    for i in range(start, n):
+        mv = moves[i]
+        p = mv >> MOVE_PIECE_SHIFT
+        dest = mv & CELL_MASK
+        src = b[POS + (p & PIECE_MASK)]
+        fatal = (p != queen and _queen_ring_after(b, qc, src, dest) == ALL_NEIGHBOURS
+                 and not (eq >= 0 and _queen_ring_after(b, eq, src, dest) == ALL_NEIGHBOURS))
+        if not fatal:
+            moves[k] = mv
+            k += 1
+    return k
+
+
 @njit(cache=True)
 def _moves_as(b, ws, stamp, moves, n, p, src, kind):
     """Destinations of piece p moving like ``kind`` (never MOSQUITO)."""
     if kind == QUEEN or kind == PILLBUG:
         return _slide_one(b, ws, stamp, moves, n, p, src)
     if kind == SPIDER:
-        return _spider(b, ws, stamp, moves, n, p, src)
+        return _spider(b, ws, stamp, moves, n, p, src, False, False)
     if kind == BEETLE:
-        return _beetle(b, ws, stamp, moves, n, p, src)
+        return _beetle(b, ws, stamp, moves, n, p, src, True)
     if kind == GRASSHOPPER:
         return _grasshopper(b, ws, stamp, moves, n, p, src)
     if kind == ANT:
-        return _ant(b, ws, stamp, moves, n, p, src)
+        return _ant(b, ws, stamp, moves, n, p, src, ANT_UNLIMITED)
     if kind == LADYBUG:
         return _ladybug(b, ws, stamp, moves, n, p, src)
     return n
@@ -386,7 +519,7 @@ def _moves_as(b, ws, stamp, moves, n, p, src, kind):
 def _mosquito(b, ws, stamp, moves, n, p, src):
     """Moves of every bug on top of a neighbouring stack; on the hive, beetle only."""
     if b[LEVEL + p] > 0:
-        return _beetle(b, ws, stamp, moves, n, p, src)
+        return _beetle(b, ws, stamp, moves, n, p, src, True)
     seen = 0
     for d in range(6):
         q = b[TOP + _nb(src, d)]
@@ -395,7 +528,7 @@ def _mosquito(b, ws, stamp, moves, n, p, src):
     if seen & (1 << ANT):
         # The ant's flood fill runs first, on clean marks, and reaches every
         # cell a queen, pillbug or spider could slide to: skip those.
-        n = _ant(b, ws, stamp, moves, n, p, src)
+        n = _ant(b, ws, stamp, moves, n, p, src, ANT_UNLIMITED)
         seen &= ~((1 << QUEEN) | (1 << PILLBUG) | (1 << SPIDER))
     elif seen & (1 << PILLBUG):
         seen = (seen | (1 << QUEEN)) & ~(1 << PILLBUG)  # same single slide
@@ -480,17 +613,24 @@ def _placeable(b, ws, side):
     turn = b[PLY] // 2 + 1
     queen_in_hand = b[POS + base] < 0
     gt = b[GAME_TYPE]
+    critters = (gt & GAME_TYPE_BITS) == CRITTERS
     k = 0
     for kind in range(N_KINDS):
-        if _KIND_EXP[kind] != 0 and (gt & _KIND_EXP[kind]) == 0:
+        if critters:
+            count = _CRITTERS_COUNT[kind]
+            if count == 0:
+                continue
+        elif _KIND_EXP[kind] != 0 and (gt & _KIND_EXP[kind]) == 0:
             continue
+        else:
+            count = _KIND_COUNT[kind]
         if kind == QUEEN:
             if turn == 1:
                 continue  # tournament opening
         elif turn == 4 and queen_in_hand:
             continue  # the queen must come out on the fourth turn
         first = base + _KIND_FIRST[kind]
-        for p in range(first, first + _KIND_COUNT[kind]):
+        for p in range(first, first + count):
             if b[POS + p] < 0:
                 ws[WS_PLACEABLE + k] = p
                 k += 1
@@ -511,6 +651,7 @@ def generate_moves(b, ws, moves, n):
     _renew_stamps(ws)
     side = b[PLY] & 1
     base = side * PIECES_PER_COLOUR
+    start = n
     npl = _placeable(b, ws, side)
     if npl > 0:
         ncells = _placement_cells(b, ws, side)
@@ -519,8 +660,10 @@ def generate_moves(b, ws, moves, n):
             for j in range(ncells):
                 moves[n] = (p << MOVE_PIECE_SHIFT) | ws[WS_QUEUE + j]
                 n += 1
+    gt = b[GAME_TYPE]
+    critters = (gt & GAME_TYPE_BITS) == CRITTERS
     if b[POS + base] < 0:
-        return n  # no movement before the queen is down
+        return n  # no movement before the queen is down (nor a queen to surround)
     last = b[LAST_MOVED]
     pin = find_pinned(b, ws, b[POS + base])
     # Throwers: own uncovered pillbug, or own ground mosquito touching a pillbug.
@@ -555,7 +698,9 @@ def generate_moves(b, ws, moves, n):
         b[HEIGHT + xc] -= 1  # lift x for every gate and contact test
         if own and free:
             k = KIND[x]
-            if k == MOSQUITO:
+            if critters:
+                n = _critters_moves(b, ws, stamp, moves, n, x, xc, gt)
+            elif k == MOSQUITO:
                 n = _mosquito(b, ws, stamp, moves, n, x, xc)
             else:
                 n = _moves_as(b, ws, stamp, moves, n, x, xc, k)
@@ -564,6 +709,8 @@ def generate_moves(b, ws, moves, n):
             if t1 >= 0:
                 n = _throws(b, ws, stamp, moves, n, x, xc, t1)
         b[HEIGHT + xc] += 1
+    if critters and (gt & RELAX_SUICIDE) == 0:
+        n = _drop_suicides(b, moves, start, n, side)
     return n
 
 

@@ -16,14 +16,14 @@ import numpy as np
 from hiveai.bug import (
     COLOUR_NAMES,
     MAX_STACK,
-    PIECE_NAMES,
     game_type_string,
     parse_game_type,
     parse_piece,
+    piece_names,
 )
 from hiveai.errors import GameStringError, GameTypeError, MoveStringError
 from hiveai.hex_grid import CELL_MASK, NE, NW, ORIGIN, SE, SW, E, W, neighbour
-from hiveai.position import HEIGHT, MOVE_PIECE_SHIFT, PASS, PLY, POS, STACK, TOP
+from hiveai.position import GAME_TYPE, HEIGHT, MOVE_PIECE_SHIFT, PASS, PLY, POS, STACK, TOP
 
 STATES = ("NotStarted", "InProgress", "Draw", "WhiteWins", "BlackWins")
 
@@ -57,16 +57,17 @@ def move_to_string(b: np.ndarray, mv: int) -> str:
     if mv == PASS:
         return "pass"
     piece, dest = mv >> MOVE_PIECE_SHIFT, mv & CELL_MASK
-    name = PIECE_NAMES[piece]
+    names = piece_names(int(b[GAME_TYPE]))
+    name = names[piece]
     if int(b[PLY]) == 0:
         return name
     top = _top_without(b, dest, piece)
     if top >= 0:
-        return f"{name} {PIECE_NAMES[top]}"
+        return f"{name} {names[top]}"
     for d in (NW, NE, E, SE, SW, W):
         ref = _top_without(b, neighbour(dest, d), piece)
         if ref >= 0:
-            r = PIECE_NAMES[ref]
+            r = names[ref]
             # dest lies in direction d+3 of the reference.
             side = (d + 3) % 6
             if side == NW:
@@ -104,7 +105,8 @@ def parse_move_string(b: np.ndarray, text: str) -> tuple[int, bool]:
     tokens = s.split()
     if not tokens or len(tokens) > 2:
         raise MoveStringError(f'Unable to parse move "{text.strip()}".')
-    piece = parse_piece(tokens[0])
+    gt = int(b[GAME_TYPE])
+    piece = parse_piece(tokens[0], gt)
     if piece is None:
         raise MoveStringError(f'Unable to parse move "{text.strip()}": unknown piece "{tokens[0]}".')
     if len(tokens) == 1:
@@ -116,13 +118,13 @@ def parse_move_string(b: np.ndarray, text: str) -> tuple[int, bool]:
     m = _REF_RE.match(tokens[1])
     if not m or (m.group(1) and m.group(3)):
         raise MoveStringError(f'Unable to parse move "{text.strip()}": bad position "{tokens[1]}".')
-    ref = parse_piece(m.group(2))
+    ref = parse_piece(m.group(2), gt)
     if ref is None:
         raise MoveStringError(f'Unable to parse move "{text.strip()}": unknown piece "{m.group(2)}".')
     ref_cell = int(b[POS + ref])
     if ref_cell < 0:
         raise MoveStringError(
-            f'Invalid move "{text.strip()}": the reference piece {PIECE_NAMES[ref]} is not on the board.'
+            f'Invalid move "{text.strip()}": the reference piece {piece_names(gt)[ref]} is not on the board.'
         )
     if m.group(1):
         dest = neighbour(ref_cell, _PREFIX_DIR[m.group(1)])
@@ -139,7 +141,7 @@ def parse_game_type_string(text: str) -> int:
     if gt is None:
         raise GameTypeError(
             f'Unknown game type "{text.strip()}". Expected Base optionally followed by +M, +L, +P '
-            "(e.g. Base+MLP)."
+            "(e.g. Base+MLP), or Critters."
         )
     return gt
 

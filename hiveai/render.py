@@ -29,9 +29,9 @@ from collections import deque
 import numpy as np
 
 from hiveai.board import Board
-from hiveai.bug import COLOUR_NAMES, MAX_STACK, N_PIECES, PIECE_NAMES, PIECES_PER_COLOUR, colour_of, piece_in_game
+from hiveai.bug import COLOUR_NAMES, MAX_STACK, N_PIECES, PIECES_PER_COLOUR, colour_of, piece_in_game, piece_names
 from hiveai.hex_grid import DIR_QR, GRID, N_CELLS, neighbour
-from hiveai.position import HEIGHT, POS, STACK, TOP
+from hiveai.position import GAME_TYPE, HEIGHT, POS, STACK, TOP
 
 # Text columns per cell. A label is at most 5 characters (``wB1+7``), so 6
 # keeps at least one space between neighbours in a row; rows are offset by
@@ -111,7 +111,7 @@ def stack_of(b: np.ndarray, cell: int) -> list[int]:
 
 def cell_label(b: np.ndarray, cell: int) -> str:
     """Label of an occupied cell: top piece name, plus ``+height`` for a stack."""
-    name = PIECE_NAMES[int(b[TOP + cell])]
+    name = piece_names(int(b[GAME_TYPE]))[int(b[TOP + cell])]
     height = int(b[HEIGHT + cell])
     return f"{name}{STACK_MARK}{height}" if height > 1 else name
 
@@ -160,8 +160,9 @@ def in_hand(board: Board, colour: int) -> list[str]:
     """Names of ``colour``'s pieces still in hand, in the game type's piece order."""
     b = board.position_array
     first = colour * PIECES_PER_COLOUR
+    names = piece_names(board.game_type)
     return [
-        PIECE_NAMES[p]
+        names[p]
         for p in range(first, first + PIECES_PER_COLOUR)
         if piece_in_game(p, board.game_type) and int(b[POS + p]) < 0
     ]
@@ -202,7 +203,7 @@ def render_board(board: Board, *, color: bool = False, width: int = TERMINAL_WID
         out.extend(wrap.wrap(f"{name} in hand: {' '.join(hand) if hand else '-'}"))
     stacks = [cell for cell in hive_coordinates(b) if int(b[HEIGHT + cell]) > 1]
     if stacks:
-        parts = [f"{cell_label(b, c)} = {' '.join(PIECE_NAMES[p] for p in stack_of(b, c))}" for c in stacks]
+        parts = [f"{cell_label(b, c)} = {' '.join(piece_names(board.game_type)[p] for p in stack_of(b, c))}" for c in stacks]
         out.extend(wrap.wrap("stacks, bottom to top: " + "; ".join(parts)))
     return "\n".join(out)
 

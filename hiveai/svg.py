@@ -37,9 +37,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
-from hiveai.bug import KIND_LETTERS, N_PIECES, PIECE_NAMES, PIECES_PER_COLOUR, colour_of, kind_of, piece_in_game
+from hiveai.bug import (
+    CRITTERS,
+    DRAGONFLY_INDEX,
+    KIND_LETTERS,
+    N_PIECES,
+    PIECES_PER_COLOUR,
+    colour_of,
+    kind_of,
+    parse_piece,
+    piece_in_game,
+    piece_names,
+)
 from hiveai.hex_grid import CELL_MASK, DIR_QR, neighbour
-from hiveai.position import HEIGHT, MOVE_PIECE_SHIFT, PASS, POS, TOP, undo_source
+from hiveai.position import GAME_TYPE, HEIGHT, MOVE_PIECE_SHIFT, PASS, POS, TOP, undo_source
 from hiveai.render import hive_coordinates, stack_of
 
 if TYPE_CHECKING:
@@ -190,31 +201,37 @@ def _scheme(colors: dict[str, str]) -> str:
 _TILE_KEYS = ("white", "white_edge", "white_text", "black", "black_edge", "black_text")
 
 
-def glyph_defs(pieces: Iterable[int] = range(N_PIECES), colors: dict[str, str] | None = None) -> str:
+def glyph_defs(pieces: Iterable[int] = range(N_PIECES), colors: dict[str, str] | None = None,
+               game_type: int | None = None) -> str:
     """``<defs>``: a ``<symbol>`` per bug drawn, and a ``<g>`` per piece (tile, glyph, name) that boards ``<use>``.
 
     A page showing many boards puts this once in the document and draws its
     boards with ``board(..., defs=False)`` (and the same ``colors``), so ids
-    are unique in the page.
+    are unique in the page. ``game_type`` None: the pieces of every game type
+    (Critters' Dragonfly too, which shares the Mosquito's piece id).
     """
     colors = {**DEFAULT_COLORS, **(colors or {})}
     pieces = list(pieces)
-    letters = sorted({_letter(p) for p in pieces})
+    if game_type is None:
+        drawn = [(p, 0) for p in pieces] + [(p, CRITTERS) for p in pieces if p % PIECES_PER_COLOUR == DRAGONFLY_INDEX]
+    else:
+        drawn = [(p, game_type) for p in pieces]
+    letters = sorted({_letter(p, gt) for p, gt in drawn})
     symbols = "".join(f'<symbol id="{GLYPH_ID}{k}" viewBox="-50 -50 100 100">{GLYPHS[k]}</symbol>'
                       for k in letters)
-    return f"<defs>{symbols}{''.join(_piece_def(p, colors) for p in pieces)}</defs>"
+    return f"<defs>{symbols}{''.join(_piece_def(p, colors, gt) for p, gt in drawn)}</defs>"
 
 
-def _piece_def(piece: int, colors: dict[str, str]) -> str:
+def _piece_def(piece: int, colors: dict[str, str], game_type: int = 0) -> str:
     """One piece centred on (0, 0): its tile in its side's colours, its bug's glyph and its short name."""
     side = "white" if colour_of(piece) == 0 else "black"
-    name = PIECE_NAMES[piece]
+    name = piece_names(game_type)[piece]
     size = HEX_W * GLYPH_SHARE
     return (f'<g id="{PIECE_ID}{name}{_scheme(colors)}" stroke-width="1.5" stroke-linejoin="round" '
             'font-family="sans-serif" font-size="9" text-anchor="middle">'
             f'<path d="{_hex_path(0, 0, _TILE_RADIUS, _hex_steps(_TILE_RADIUS))}" fill="{colors[side]}" '
             f'stroke="{colors[side + "_edge"]}"/>'
-            f'<use href="#{GLYPH_ID}{_letter(piece)}" x="{-size / 2:.1f}" y="{-size / 2 - 3:.1f}" '
+            f'<use href="#{GLYPH_ID}{_letter(piece, game_type)}" x="{-size / 2:.1f}" y="{-size / 2 - 3:.1f}" '
             f'width="{size:.1f}" height="{size:.1f}"/>'
             f'<text x="{R * 0.42:.1f}" y="{R * 0.7:.1f}" fill="{colors[side + "_text"]}">{name[1:]}</text></g>')
 
@@ -231,8 +248,8 @@ class Arrow:
     color: str = DEFAULT_COLORS["arrow"]
 
 
-def _letter(piece: int) -> str:
-    return KIND_LETTERS[kind_of(piece)]
+def _letter(piece: int, game_type: int = 0) -> str:
+    return KIND_LETTERS[kind_of(piece, game_type)]
 
 
 def _xy(qr: tuple[int, int]) -> tuple[float, float]:
@@ -320,9 +337,9 @@ class _Layout:
 
 
 def _piece(piece: int, x: float, y: float, scale: float, colors: dict[str, str], title: str,
-           height: int = 1, extra: str = "") -> str:
+           height: int = 1, extra: str = "", game_type: int = 0) -> str:
     """One piece: its drawing from the defs, the stack height badge, a tooltip."""
-    name = PIECE_NAMES[piece]
+    name = piece_names(game_type)[piece]
     place = f'x="{x:.1f}" y="{y:.1f}"' if scale == 1 else f'transform="translate({x:.1f} {y:.1f}) scale({scale:g})"'
     out = [f'<g class="piece" data-piece="{name}" data-x="{x:.1f}" data-y="{y:.1f}"{extra}>',
            f"<title>{escape(title)}</title>",
@@ -337,7 +354,7 @@ def _piece(piece: int, x: float, y: float, scale: float, colors: dict[str, str],
 
 
 def _stack_title(b, cell: int) -> str:
-    stack = [PIECE_NAMES[p] for p in stack_of(b, cell)]
+    stack = [piece_names(int(b[GAME_TYPE]))[p] for p in stack_of(b, cell)]
     if len(stack) == 1:
         return stack[0]
     return (f"{stack[-1]} on top of a stack of {len(stack)}; underneath, from the top: "
@@ -369,8 +386,8 @@ def _cells(board: Board, b, items: Iterable[int | str]) -> list[int]:
     cells = []
     for item in items:
         if isinstance(item, str):
-            piece = PIECE_NAMES.index(item) if item in PIECE_NAMES else -1
-            if piece < 0 or int(b[POS + piece]) < 0:
+            piece = parse_piece(item, board.game_type)
+            if piece is None or not piece_in_game(piece, board.game_type) or int(b[POS + piece]) < 0:
                 raise ValueError(f"{item!r} is not a piece on the board")
             cells.append(int(b[POS + piece]))
         else:
@@ -431,7 +448,7 @@ def board(
         x, y = layout.qr_xy(qr)
         top = int(b[TOP + cell])
         out.append(_piece(top, x, y, 1, colors, _stack_title(b, cell), int(b[HEIGHT + cell]),
-                          f' data-cell="{cell}" data-height="{int(b[HEIGHT + cell])}"'))
+                          f' data-cell="{cell}" data-height="{int(b[HEIGHT + cell])}"', board.game_type))
     if lastmove and history and history[-1][0] != PASS:
         x, y = layout.cell_xy(history[-1][0] & CELL_MASK)
         out.append(f'<polygon class="lastmove" points="{_hex_points(x, y, R - 2.5)}" fill="none" '
@@ -442,7 +459,8 @@ def board(
         for p in pieces:
             if p in layout.hand_xy:
                 x, y = layout.hand_xy[p]
-                out.append(_piece(p, x, y, HAND_SCALE, colors, f"{PIECE_NAMES[p]} in hand", extra=' data-hand="1"'))
+                out.append(_piece(p, x, y, HAND_SCALE, colors, f"{piece_names(board.game_type)[p]} in hand",
+                                  extra=' data-hand="1"', game_type=board.game_type))
     for arrow in arrows:
         out.append(_draw_arrow(board, layout, arrow, colors))
     width = layout.width if size is None else size
@@ -451,7 +469,7 @@ def board(
     return (f'<svg xmlns="{SVG_NS}" viewBox="0 0 {layout.width:.1f} {layout.height:.1f}" '
             f'width="{width:.0f}" height="{height:.0f}" class="hive-board" role="img">'
             f"<title>{escape(_board_title(board))}</title>"
-            + (glyph_defs(used, colors) if defs else "") + "".join(out) + "</svg>")
+            + (glyph_defs(used, colors, board.game_type) if defs else "") + "".join(out) + "</svg>")
 
 
 def _board_title(board: Board) -> str:
@@ -511,7 +529,7 @@ def _draw_arrow(board: Board, layout: _Layout, arrow: Arrow | Move | str, colors
         x1, y1 = layout.hand_xy[piece]
     else:  # no hand rows: the piece stands faintly where it will go
         return (f'<g class="arrow" data-move={quoteattr(text)} opacity=".5">'
-                + _piece(piece, x2, y2, 1, colors, text) + "</g>")
+                + _piece(piece, x2, y2, 1, colors, text, game_type=board.game_type) + "</g>")
     return _arrow(x1, y1, x2, y2, arrow.color, text)
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hiveai.bug import COLOUR_LETTERS, EXP_PILLBUG, N_PIECES, PIECE_NAMES, game_type_string
+from hiveai.bug import COLOUR_LETTERS, EXP_PILLBUG, N_PIECES, PIECE_NAMES, game_type_string, piece_names
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, DIR_QR, GRID, ORIGIN
 from hiveai.position import GAME_TYPE, HEIGHT, LAST_MOVED, LEVEL, PLY, POS
 
@@ -194,7 +194,8 @@ def frame_of(b: np.ndarray) -> Frame:
     stunned = int(b[LAST_MOVED])
     stun = PIECE_NAMES[stunned] if stunned >= 0 and gt & EXP_PILLBUG else "-"
     side = COLOUR_LETTERS[int(b[PLY]) & 1]
-    body = " ".join(f"{PIECE_NAMES[p]}:{q},{r},{lv}" for p, (q, r, lv) in zip(pieces, form))
+    names = piece_names(gt)
+    body = " ".join(f"{names[p]}:{q},{r},{lv}" for p, (q, r, lv) in zip(pieces, form))
     text = f"{game_type_string(gt)};{side};{stun};{body}"
     key = hashlib.blake2b(text.encode("ascii"), digest_size=8).hexdigest()
     return Frame(key, text, sym, root, shift, coords)

@@ -69,7 +69,7 @@ def threads(request, monkeypatch):
     return request.param
 
 
-GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
+GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP", "Critters"]
 P_TYPES = [g for g in GAME_TYPES if "P" in g]
 DATA = Path(__file__).parent / "data" / "search" / "tactics.tsv"
 
