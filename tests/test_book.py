@@ -262,12 +262,12 @@ def test_loading_and_first_book_move_take_under_50_ms():
 
 
 def test_build_stopped_midway_resumes_and_loses_nothing(tmp_path):
-    whole = build(["Base"], tmp_path / "whole", SMALL, progress=False)
+    whole = build(["Base"], tmp_path / "whole", SMALL)
     assert not whole.stopped
     expected = book_path("Base", tmp_path / "whole").read_text()
 
     # Searches spread over workers (the tournament backend) finish in any order: same book.
-    build(["Base"], tmp_path / "parallel", SMALL, progress=False, concurrency=2)
+    build(["Base"], tmp_path / "parallel", SMALL, concurrency=2)
     assert book_path("Base", tmp_path / "parallel").read_text() == expected
 
     saved = []
@@ -277,24 +277,24 @@ def test_build_stopped_midway_resumes_and_loses_nothing(tmp_path):
         if len(saved) == 5:
             raise KeyboardInterrupt
 
-    part = build(["Base"], tmp_path / "part", SMALL, progress=False, on_entry=stop_after_five)
+    part = build(["Base"], tmp_path / "part", SMALL, on_entry=stop_after_five)
     assert part.stopped and part.searched["Base"] == 5
     on_disk = Book.read(book_path("Base", tmp_path / "part"))
     assert sorted(on_disk.get(k).to_line() for k in on_disk.keys()) == sorted(saved)
 
-    resumed = build(["Base"], tmp_path / "part", SMALL, progress=False)
+    resumed = build(["Base"], tmp_path / "part", SMALL)
     assert not resumed.stopped
     assert resumed.searched["Base"] == whole.searched["Base"] - 5  # nothing searched twice
     assert book_path("Base", tmp_path / "part").read_text() == expected
 
 
 def test_a_line_cut_short_by_a_kill_is_ignored_then_dropped(tmp_path):
-    build(["Base"], tmp_path, SMALL, progress=False, on_entry=_stop_at(3))
+    build(["Base"], tmp_path, SMALL, on_entry=_stop_at(3))
     path = book_path("Base", tmp_path)
     with open(path, "a") as f:
         f.write("0123456789abcdef\t2\twS1,0,")  # what a kill mid-write would leave
     assert len(Book.read(path)) == 3
-    report = build(["Base"], tmp_path, SMALL, progress=False)
+    report = build(["Base"], tmp_path, SMALL)
     assert not report.stopped
     assert all(Book.read(path).get(k) is not None for k in Book.read(path).keys())
     assert "0123456789abcdef" not in path.read_text()
@@ -318,7 +318,7 @@ def test_named_lines_and_records_become_book_moves(tmp_path, monkeypatch):
         "Base;BlackWins;White[3];wG1;bA1 /wG1;wQ \\wG1\n"  # the same two first plies, turned
     )
     settings = BuildSettings(plies=2, depth=2, multipv=1, width=(1,), named=True, margin=10**6, min_count=2)
-    build(["Base"], tmp_path, settings, records=records, progress=False)
+    build(["Base"], tmp_path, settings, records=records)
     monkeypatch.setenv(book.BOOK_DIR_ENV, str(tmp_path))
     book.clear_cache()
 
@@ -338,7 +338,7 @@ def test_named_lines_and_records_become_book_moves(tmp_path, monkeypatch):
 
 
 def test_cli_show_and_stats(tmp_path):
-    build(["Base"], tmp_path, SMALL, progress=False)
+    build(["Base"], tmp_path, SMALL)
     from click.testing import CliRunner
 
     from hiveai.cli import main

@@ -28,8 +28,8 @@ from hiveai.position import TOP
 from hiveai.render import hive_coordinates
 from hiveai.gamerecord import read_game
 from hiveai.tournament import referee
-from hiveai.tournament.backend import make_backend
-from hiveai.tournament.cli_args import TournamentCommand, parse_sprt
+from hiveai.backend import make_backend
+from hiveai.cli import TournamentCommand, parse_sprt
 from hiveai.tournament.preflight import check_engine
 from hiveai.tournament.report import REPORT_FILE, replay_path
 from hiveai.tournament.runner import GAMES_FILE, STANDINGS_FILE, TournamentError, pgn_path, run
