@@ -22,7 +22,7 @@ import pytest
 
 from hiveai import book
 from hiveai.board import Board, Move
-from hiveai.book import Book, book_dir, book_move, book_path, entry_moves, lookup
+from hiveai.book import Book, Entry, StoredMove, book_dir, book_move, book_path, entry_moves, lookup, to_stored
 from hiveai.bookbuild import ALL_GAME_TYPES, BuildSettings, build, child_key
 from hiveai.bug import PIECE_NAMES, parse_game_type
 from hiveai.gamerecord import read_games
@@ -262,11 +262,19 @@ def test_loading_and_first_book_move_take_under_50_ms():
 
 
 def test_build_stopped_midway_resumes_and_loses_nothing(tmp_path):
-    whole = build(["Base"], tmp_path / "whole", SMALL)
+    progress = []
+    whole = build(["Base"], tmp_path / "whole", SMALL, progress=lambda *p: progress.append(p))
     assert not whole.stopped
     expected = book_path("Base", tmp_path / "whole").read_text()
+    # Progress: each ply's searches counted from 0 to their total, plies in order, every search once.
+    labels = list(dict.fromkeys(label for label, _, _ in progress))
+    assert labels == [f"ply {i}" for i in range(len(labels))] and len(labels) > 1
+    for label in labels:
+        counts = [(done, total) for lb, done, total in progress if lb == label]
+        assert counts == [(i, counts[0][1]) for i in range(counts[0][1] + 1)]
+    assert len(progress) - len(labels) == whole.searched["Base"]
 
-    # Searches spread over workers (the tournament backend) finish in any order: same book.
+    # Searches spread over workers (hiveai.backend) finish in any order: same book.
     build(["Base"], tmp_path / "parallel", SMALL, concurrency=2)
     assert book_path("Base", tmp_path / "parallel").read_text() == expected
 
@@ -352,6 +360,24 @@ def test_cli_show_and_stats(tmp_path):
     stats = runner.invoke(main, ["book", "stats", "--dir", str(tmp_path)])
     assert stats.exit_code == 0, stats.output
     assert "Base" in stats.output
+
+
+def test_cli_shows_a_won_line_as_a_win_not_as_a_number(tmp_path):
+    """Book scores are search scores: a forced win is 'win in N', as analyse prints it."""
+    from click.testing import CliRunner
+
+    from hiveai.cli import main
+    from hiveai.score import WIN
+
+    board = Board("Base")
+    frame = frame_of(board.position_array)
+    move = board.legal_move_ints()[0]
+    book = Book(board.game_type)
+    book.put(Entry(frame.key, 0, [StoredMove(*to_stored(frame, move), 100, WIN - 3, 6)], []))
+    book_path("Base", tmp_path).write_text(book.text())
+    shown = CliRunner().invoke(main, ["book", "show", "--dir", str(tmp_path), "Base"])
+    assert shown.exit_code == 0, shown.output
+    assert "win in 2" in shown.output and "9999" not in shown.output
 
 
 # --- installation ----------------------------------------------------------------------------
