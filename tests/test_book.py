@@ -417,3 +417,16 @@ def test_a_non_editable_install_finds_the_books(tmp_path):
                          env=env).stdout.split("\n")
     assert Path(out[0]).is_relative_to(venv), out  # the installed copy, not this checkout
     assert Path(out[1]).is_relative_to(venv), out
+
+
+def test_cli_build_draws_progress_and_reports(tmp_path):
+    from click.testing import CliRunner
+
+    from hiveai.cli import main
+
+    out = tmp_path / "books"
+    result = CliRunner().invoke(main, ["book", "build", "Base", "--out", str(out), "--plies", "2", "--depth", "1",
+                                       "--multipv", "1", "--width", "1", "--no-named"])
+    assert result.exit_code == 0, result.output
+    assert "ply 0" in result.output and "ply 1" in result.output  # one bar per ply, on stderr
+    assert "book build finished" in result.output and len(Book.read(book_path("Base", out))) == 2
