@@ -151,7 +151,8 @@ HISTORY_MAX = (1 << 28) - 1
 # line gets a full-depth score): from this depth and this many moves
 # searched, quiet moves are searched one ply shallower first; two plies from LMR_DEEPER_MOVES
 # moves at LMR_DEEPER_DEPTH and deeper. The usual chess-engine starting
-# values (Stockfish's first LMR used 3 moves, depth 3), checked by a match.
+# values (Stockfish's first LMR used 3 moves, depth 3); not tuned, since a
+# match switched LMR off (SEARCH_DEFAULTS below).
 LMR_MIN_DEPTH = 3
 LMR_MIN_MOVES = 3
 LMR_DEEPER_MOVES = 12
