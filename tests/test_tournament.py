@@ -223,6 +223,65 @@ def test_local_backend_streams_results_and_pulls_items_lazily():
         make_backend(cluster="slurm")
 
 
+class _FakeRay:
+    """The few calls RayBackend makes, run in this process: tests our streaming and set-up
+    around Ray without starting it (the slow tests below run real Ray)."""
+
+    class Ref:
+        def __init__(self, value):
+            self.value = value
+
+    def __init__(self) -> None:
+        self.initialized = False
+        self.inits: list[dict] = []
+
+    def is_initialized(self) -> bool:
+        return self.initialized
+
+    def init(self, **kwargs) -> None:
+        self.initialized = True
+        self.inits.append(kwargs)
+
+    def shutdown(self) -> None:
+        self.initialized = False
+
+    def cluster_resources(self) -> dict:
+        return {"CPU": 3.0}
+
+    def remote(self, num_cpus: int):
+        assert num_cpus == 1
+
+        def task(fn):
+            return type("Task", (), {"remote": staticmethod(lambda *args: _FakeRay.Ref(fn(*args)))})
+
+        return task
+
+    def wait(self, refs: list, num_returns: int) -> tuple[list, list]:
+        return refs[:num_returns], refs[num_returns:]
+
+    def get(self, ref):
+        return ref.value
+
+
+def test_ray_backend_streams_results_and_owns_only_the_instance_it_starts(monkeypatch):
+    fake_ray = _FakeRay()
+    monkeypatch.setitem(sys.modules, "ray", fake_ray)
+    with make_backend(cluster="ray") as backend:
+        assert backend.slots == 3  # one task per cluster CPU
+        assert sorted(backend.imap_unordered(_square, range(7))) == [i * i for i in range(7)]
+    assert fake_ray.inits == [{"address": "local", "include_dashboard": False}] and not fake_ray.initialized
+    with make_backend(concurrency=2, cluster="ray:auto") as backend:
+        assert backend.slots == 2 and fake_ray.inits[-1] == {"address": "auto"}
+    fake_ray.initialized = True  # a caller's own Ray instance: joined, left running
+    make_backend(cluster="ray").close()
+    assert fake_ray.initialized and len(fake_ray.inits) == 2
+    monkeypatch.setitem(sys.modules, "ray", None)  # not installed
+    with pytest.raises(RuntimeError, match=r"pip install 'hiveai\[cluster\]'"):
+        make_backend(cluster="ray")
+    with pytest.raises(ValueError, match="concurrency must be at least 1"):
+        make_backend(concurrency=0)
+
+
 # --- refereeing -------------------------------------------------------------------
 
 
