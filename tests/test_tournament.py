@@ -22,17 +22,25 @@ from pathlib import Path
 import click
 import pytest
 
+from hiveai.backend import make_backend
 from hiveai.board import Board
 from hiveai.bug import PIECE_NAMES
+from hiveai.cli import TournamentCommand, parse_sprt
+from hiveai.gamerecord import read_game
 from hiveai.position import TOP
 from hiveai.render import hive_coordinates
-from hiveai.gamerecord import read_game
 from hiveai.tournament import referee
-from hiveai.backend import make_backend
-from hiveai.cli import TournamentCommand, parse_sprt
 from hiveai.tournament.preflight import check_engine
 from hiveai.tournament.report import REPORT_FILE, replay_path
-from hiveai.tournament.runner import GAMES_FILE, STANDINGS_FILE, TournamentError, pgn_path, run
+from hiveai.tournament.runner import (
+    GAMES_FILE,
+    STANDINGS_FILE,
+    TournamentError,
+    _warnings,
+    load_records,
+    pgn_path,
+    run,
+)
 from hiveai.tournament.schedule import (
     EngineSpec,
     ScheduledGame,
@@ -527,6 +535,35 @@ def check_report(out: Path, records: list[dict]) -> None:
         b = Board.from_game_string(r["game_string"]).position_array
         assert drawn == {PIECE_NAMES[int(b[TOP + cell])] for cell in hive_coordinates(b)}  # the final position
         assert f'href="../{REPORT_FILE}"' in page and f'href="../{pgn_path(Path(), r).as_posix()}"' in page
+
+
+def test_bad_records_are_named_and_fairness_warnings(tmp_path):
+    cfg = config(["a=" + fake(), "b=" + fake()], games=2)
+    schedule = {g.id: g for g in cfg.schedule()}
+    g0, g1 = list(schedule.values())
+    line = {"id": g0.id, "white": g0.white, "black": g0.black, "opening": g0.opening}
+    path = tmp_path / GAMES_FILE
+    for lines, error in [([line, {**line, "white": "b"}], r":2: game g00000 does not match the schedule"),
+                         ([line, line], r":2: game g00000 is recorded twice"),
+                         ([{**line, "id": "g99999"}], r":1: not a game of this tournament's schedule")]:
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        with pytest.raises(TournamentError, match=error):
+            load_records(path, schedule)
+    path.write_text(json.dumps(line) + "\n\n" + json.dumps({**line, "id": g1.id, "white": g1.white,
+                                                              "black": g1.black}) + "\n")
+    assert [r["id"] for r in load_records(path, schedule)] == [g0.id, g1.id]  # blank lines are skipped
+    out = tmp_path / "t"
+    out.mkdir()
+    (out / GAMES_FILE).write_text(json.dumps(line) + "\n")
+    with pytest.raises(TournamentError, match="exists without tournament.json"):
+        play(cfg, out)
+
+    timed = config(["a=" + fake(), "b=" + fake()], go=["a:time 00:00:01"])
+    cores = os.cpu_count() or 1
+    assert _warnings(cfg, cores, None) == [] and _warnings(cfg, 2, "ray") == []
+    assert "fine for depth limits" in _warnings(cfg, cores + 1, None)[0]
+    assert "time-based results (a) are only fair with one game per core" in _warnings(timed, cores + 1, None)[0]
+    assert "each game is a Ray task needing one CPU" in _warnings(timed, 4, "ray")[0]
 
 
 def _cli(out: Path, *extra: str) -> subprocess.Popen:
