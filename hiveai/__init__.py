@@ -14,7 +14,7 @@ _LAZY = {
     "Move": "hiveai.board",
     "Searcher": "hiveai.search",
     "SearchResult": "hiveai.search",
-    "format_score": "hiveai.search",
+    "format_score": "hiveai.score",
 }
 
 

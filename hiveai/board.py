@@ -51,10 +51,10 @@ from hiveai.movegen import (
     new_workspace,
 )
 from hiveai.notation import (
-    game_string_head,
     move_to_string,
     parse_game_type_string,
     parse_move_string,
+    read_game_string,
     split_game_string,
     turn_string,
 )
@@ -215,10 +215,10 @@ class Board:
         """
         if ";" not in text:
             return None  # a GameTypeString: nothing declared
-        state, turn, declared_ply = game_string_head(text)
-        if state.lower() == self.state.lower() and declared_ply == self.ply:
+        head = read_game_string(text)
+        if head.state == self.state and head.ply == self.ply:
             return None
-        return (f"The GameString says {state};{turn}, but its move list "
+        return (f"The GameString says {head.state};{head.turn}, but its move list "
                 f"({plural(self.ply, 'move')}) gives {self.state};{self.turn_string}.")
 
     def copy(self) -> Board:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hiveai.bug import N_GAME_TYPES, game_type_string, parse_game_type, parse_piece, piece_names
+from hiveai.durable import complete_lines
 from hiveai.hex_grid import CELL_MASK
 from hiveai.position import MOVE_PIECE_SHIFT, PASS
 from hiveai.symmetry import Frame, frame_of
@@ -60,6 +61,8 @@ FORMAT = "hiveai-book"
 # Bump when a reader of the old version would misread the file (openings/README.md).
 VERSION = 1
 SUFFIX = ".tsv"
+# Book files are ASCII with "\n" line ends (keys, piece names and MoveStrings are ASCII).
+BOOK_ENCODING = "ascii"
 COLUMNS = ("key", "ply", "moves", "line")
 # A directory holding book files, searched before the shipped books (tests, custom books).
 BOOK_DIR_ENV = "HIVEAI_BOOK_DIR"
@@ -183,15 +186,12 @@ class Book:
     def read(cls, path: str | os.PathLike) -> Book:
         """Read a book file; raises BookFormatError if it is not one of this version."""
         path = Path(path)
-        with open(path, encoding="ascii", newline="\n") as f:
-            text = f.read()
-        lines = text.replace("\r\n", "\n").split("\n")  # a checkout may have turned \n into \r\n
-        header = _parse_header(lines[0] if lines else "", path)
+        with open(path, encoding=BOOK_ENCODING, newline="\n") as f:
+            text = f.read().replace("\r\n", "\n")  # a checkout may have turned \n into \r\n
+        header = _parse_header(text.split("\n", 1)[0], path)
         book = cls(parse_game_type(header["game_type"]), header)
-        # A last line without "\n" was cut short by a stopped build: not an entry.
-        complete = lines[:-1]
         raw = book._raw
-        for line in complete[1:]:
+        for line in complete_lines(text)[1:]:  # a last line cut short by a stopped build is no entry
             if not line or line[0] == "#":
                 continue
             key, _, rest = line.partition("\t")

@@ -4,8 +4,8 @@ The build walks the book tree breadth first from the empty board, one ply
 at a time, for any set of game types at once:
 
 * Every position on the frontier that the book has not searched yet is
-  searched (``search`` with ``multipv``), in parallel through the tournament
-  backend (local processes or a Ray cluster). Each finished search becomes a
+  searched (``search`` with ``multipv``), in parallel through
+  :mod:`hiveai.backend` (local threads or a Ray cluster). Each finished search becomes a
   book entry that is appended to the book file at once, so stopping the build
   at any moment (Ctrl-C, a kill) loses at most the searches still running,
   and running the same command again resumes: finished positions are skipped.
@@ -31,7 +31,6 @@ same command on the same code produces the same file.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -39,12 +38,13 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from hiveai.board import Board
-from hiveai.book import Book, BookFormatError, Entry, StoredMove, book_path, entry_moves, to_stored
+from hiveai.backend import make_backend
+from hiveai.book import BOOK_ENCODING, Book, BookFormatError, Entry, StoredMove, book_path, entry_moves, to_stored
 from hiveai.bug import STANDARD_GAME_TYPES, game_type_string, parse_game_type
+from hiveai.durable import LineAppender, replace_atomically, trim_partial_line
 from hiveai.gamerecord import read_games
 from hiveai.position import PASS, do_move
 from hiveai.symmetry import frame_of
-from hiveai.tournament.backend import make_backend
 
 __all__ = [
     "ALL_GAME_TYPES",
@@ -157,7 +157,7 @@ def child_key(board: Board, move: int) -> str:
 
 
 def search_job(job: Job) -> JobResult:
-    """Search one book position (top level, so process pools and Ray can pickle it)."""
+    """Search one book position (a top-level function, so Ray can ship it to its workers)."""
     from hiveai.search import search
 
     start = time.monotonic()
@@ -183,50 +183,30 @@ def search_job(job: Job) -> JobResult:
     return JobResult(job, lines, extras, nodes, time.monotonic() - start)
 
 
-# --- book files: durable appends ----------------------------------------------
+# --- book files: durable appends (hiveai.durable) ------------------------------
 
 
 class BookWriter:
     """Appends entries to a book file so that a stop at any moment loses nothing finished.
 
-    Each entry is one line written with a single ``write`` and synced to disk.
-    A last line cut short by a kill (no final newline) is dropped on open.
+    Each entry is one durable line (:mod:`hiveai.durable`); a last line cut
+    short by a kill is dropped on open.
     """
 
     def __init__(self, path: Path, book: Book) -> None:
         self.path = path
         self.game_type = book.game_type
         if not path.exists():
-            write_atomically(path, book.text())
+            replace_atomically(path, book.text(), BOOK_ENCODING)
         else:
-            _drop_partial_line(path)
-        self._f = open(path, "a", encoding="ascii", newline="\n")
+            trim_partial_line(path)
+        self._out = LineAppender(path, BOOK_ENCODING)
 
     def append(self, entry: Entry) -> None:
-        self._f.write(entry.to_line(self.game_type) + "\n")
-        self._f.flush()
-        os.fsync(self._f.fileno())
+        self._out.append(entry.to_line(self.game_type))
 
     def close(self) -> None:
-        self._f.close()
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` by ``text`` in one step (a temp file renamed over it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="ascii", newline="\n") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def _drop_partial_line(path: Path) -> None:
-    with open(path, "rb+") as f:
-        data = f.read()
-        if data and not data.endswith(b"\n"):
-            f.truncate(data.rfind(b"\n") + 1)
+        self._out.close()
 
 
 def open_book(path: Path, game_type: int, settings: BuildSettings | None = None, fresh: bool = False) -> Book:
@@ -395,19 +375,6 @@ class BuildReport:
     stopped: bool = False
 
 
-class _NoBar:
-    """A progress bar that shows nothing."""
-
-    def __enter__(self) -> _NoBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    def update(self, n: int) -> None:
-        pass
-
-
 @dataclass
 class _TypeBuild:
     """One game type's book during a build."""
@@ -473,18 +440,19 @@ def _next_frontier(frontier: list[_Node], plies: int) -> list[_Node]:
 
 def build(game_types: Iterable[str], out_dir: str | os.PathLike, settings: BuildSettings, *,
           records: Iterable = (), named_dir: str | os.PathLike | None = None, concurrency: int = 1,
-          cluster: str | None = None, fresh: bool = False, progress: bool = True,
+          cluster: str | None = None, fresh: bool = False,
+          progress: Callable[[str, int, int], None] | None = None,
           on_entry: Callable[[Entry], None] | None = None) -> BuildReport:
     """Grow (or resume) the books of ``game_types`` in ``out_dir``; see the module docstring.
 
     ``records`` are GameRecords to merge first (their counts are added once
     per call). ``named_dir`` holds ``named.txt`` (default ``out_dir``).
+    ``progress(label, done, total)`` is called as each ply's searches start
+    (``done`` 0) and after each one (the CLI draws a bar with it).
     ``on_entry`` is called after each entry is safely on disk. Ctrl-C (or an
     exception from ``on_entry``, as the tests do) stops the build; the
     report says so, and the same call resumes it.
     """
-    import click
-
     start = time.monotonic()
     out_dir = Path(out_dir)
     named = read_named(Path(named_dir) if named_dir is not None else out_dir) if settings.named else []
@@ -500,7 +468,7 @@ def build(game_types: Iterable[str], out_dir: str | os.PathLike, settings: Build
         stats, lines = record_stats(records, gt, settings.plies)
         if stats:
             merge_records(book, stats, lines)
-            write_atomically(path, book.text())
+            replace_atomically(path, book.text(), BOOK_ENCODING)
         builds.append(_TypeBuild(gts, path, book, wanted_moves(gt, named, stats, settings.min_count)))
 
     report = BuildReport()
@@ -522,23 +490,22 @@ def build(game_types: Iterable[str], out_dir: str | os.PathLike, settings: Build
                           settings.multipv, tuple(extras))
                 jobs.append(job)
                 nodes[job] = node
-            ply = len(frontier[0].line)
-            label = f"ply {ply}"
-            bar = (click.progressbar(length=len(jobs), label=label, file=sys.stderr, show_pos=True)
-                   if progress and jobs else _NoBar())
-            with bar:
-                for result in backend.imap_unordered(search_job, jobs):
-                    node = nodes[result.job]
-                    board = _board(node.build.game_type, node.line)
-                    old = node.build.book.get(node.key)
-                    entry = make_entry(board, old, result, node.build.wanted.get(node.key, set()), settings)
-                    node.build.book.put(entry)
-                    node.build.writer.append(entry)
-                    node.build.searched += 1
-                    node.build.seconds += result.seconds
-                    bar.update(1)
-                    if on_entry is not None:
-                        on_entry(entry)
+            label = f"ply {len(frontier[0].line)}"
+            if progress is not None and jobs:
+                progress(label, 0, len(jobs))
+            for done, result in enumerate(backend.imap_unordered(search_job, jobs), 1):
+                node = nodes[result.job]
+                board = _board(node.build.game_type, node.line)
+                old = node.build.book.get(node.key)
+                entry = make_entry(board, old, result, node.build.wanted.get(node.key, set()), settings)
+                node.build.book.put(entry)
+                node.build.writer.append(entry)
+                node.build.searched += 1
+                node.build.seconds += result.seconds
+                if progress is not None:
+                    progress(label, done, len(jobs))
+                if on_entry is not None:
+                    on_entry(entry)
             frontier = _next_frontier(frontier, settings.plies)
     except KeyboardInterrupt:
         report.stopped = True
@@ -550,7 +517,7 @@ def build(game_types: Iterable[str], out_dir: str | os.PathLike, settings: Build
                 b.writer.close()
     for b in builds:
         if not report.stopped:
-            write_atomically(b.path, b.book.text())  # sorted, one line per key
+            replace_atomically(b.path, b.book.text(), BOOK_ENCODING)  # sorted, one line per key
         report.searched[b.game_type] = b.searched
         report.search_seconds[b.game_type] = b.seconds
         report.positions[b.game_type] = len(b.book)

@@ -16,7 +16,6 @@ import click
 
 from hiveai import __version__
 from hiveai.text import plural
-from hiveai.tournament.cli_args import TournamentCommand
 from hiveai.tournament.limits import (
     DEFAULT_RANDOM_PLIES,
     DEPTH_HANG_TIMEOUT,
@@ -48,6 +47,59 @@ def _board(text: str, param_hint: str):
         raise click.BadParameter(f"{mismatch} Correct the state and turn, or give the moves that lead to them.",
                                  param_hint=param_hint)
     return board
+
+
+# --- `hiveai tournament`'s --sprt, which takes 2 or 4 numbers --------------------------
+
+SPRT_USAGE = "--sprt ELO0 ELO1 [ALPHA BETA]"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+class TournamentCommand(click.Command):
+    """A click command whose ``--sprt`` takes 2 or 4 numbers, as in ``--sprt 0 10 0.05 0.05``.
+
+    click options have a fixed number of values, so before parsing, ``--sprt``
+    and the numbers after it (up to four) are joined into one value.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        out: list[str] = []
+        i = 0
+        while i < len(args):
+            if args[i] == "--sprt":
+                j = i + 1
+                while j < len(args) and j - i <= 4 and _is_number(args[j]):
+                    j += 1
+                out.append("--sprt=" + " ".join(args[i + 1:j]))
+                i = j
+            else:
+                out.append(args[i])
+                i += 1
+        return super().parse_args(ctx, out)
+
+
+def parse_sprt(text: str | None) -> list[float] | None:
+    """``"ELO0 ELO1 [ALPHA BETA]"`` to ``[elo0, elo1, alpha, beta]`` (defaults 0.05, 0.05)."""
+    if text is None:
+        return None
+    from hiveai.tournament.stats import ALPHA, BETA, Sprt
+
+    values = text.replace(",", " ").split()
+    if len(values) not in (2, 4) or not all(_is_number(v) for v in values):
+        raise click.BadParameter(f"expected {SPRT_USAGE}, got {text!r}", param_hint="--sprt")
+    numbers = [float(v) for v in values] + ([ALPHA, BETA] if len(values) == 2 else [])
+    try:
+        Sprt(*numbers)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--sprt") from None
+    return numbers
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -332,11 +384,14 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
             raise click.BadParameter(str(e), param_hint="--records") from None
     click.echo("book build: " + " ".join(f"{k}={v}" for k, v in settings.header().items())
                + f" min_count={settings.min_count} named={settings.named}", err=True)
+    bars = _ProgressBars()
     try:
         report = build(game_types or ALL_GAME_TYPES, out_dir, settings, records=records,
-                       concurrency=concurrency, cluster=cluster, fresh=fresh)
+                       concurrency=concurrency, cluster=cluster, fresh=fresh, progress=bars)
     except (HiveError, ValueError, RuntimeError) as e:  # RuntimeError: --cluster ray without Ray
         raise click.ClickException(str(e)) from None
+    finally:
+        bars.close()
     for gt, n in report.positions.items():
         click.echo(f"{gt:<9} {plural(n, 'position'):>16} ({report.searched[gt]} searched now, "
                    f"{report.search_seconds[gt]:.0f} s of search)", err=True)
@@ -345,6 +400,30 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
                    "to resume", err=True)
         sys.exit(130)
     click.echo(f"book build finished in {report.seconds:.0f} s", err=True)
+
+
+class _ProgressBars:
+    """A ``progress(label, done, total)`` callback drawing one click bar per label on stderr."""
+
+    def __init__(self) -> None:
+        self._bar = None
+        self._label: str | None = None
+        self._done = 0
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        if label != self._label:
+            self.close()
+            self._bar = click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True)
+            self._bar.__enter__()
+            self._label, self._done = label, 0
+        self._bar.update(done - self._done)
+        self._done = done
+
+    def close(self) -> None:
+        """Finish the bar being drawn, if any."""
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar, self._label = None, None
 
 
 @book.command("show")
@@ -357,6 +436,7 @@ def book_show(game: str, book_dir: str | None) -> None:
     For each: weight, score, search depth, games played and points scored.
     """
     from hiveai.book import Book, book_path, lookup
+    from hiveai.score import format_score
     from hiveai.symmetry import frame_of
 
     board = _board(game, "GAMESTRING")
@@ -373,10 +453,10 @@ def book_show(game: str, book_dir: str | None) -> None:
     if moves is None:
         click.echo("not in the book")
         return
-    click.echo(f"{'move':<14} {'weight':>6} {'score':>7} {'depth':>5} {'games':>6} {'points':>6}")
+    click.echo(f"{'move':<14} {'weight':>6} {'score':>10} {'depth':>5} {'games':>6} {'points':>6}")
     for m in moves:
-        score = "-" if m.score is None else f"{m.score / 100:+.2f}"
-        click.echo(f"{m.move_string:<14} {m.weight:>6} {score:>7} {m.depth:>5} {m.count:>6} {m.points:>6g}")
+        click.echo(f"{m.move_string:<14} {m.weight:>6} {format_score(m.score):>10} {m.depth:>5} {m.count:>6} "
+                   f"{m.points:>6g}")
 
 
 @book.command("stats")
@@ -472,7 +552,6 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
         --go d1:"depth 1" --go d2:"depth 2" --game-type Base+MLP --games 20
     """
     from hiveai.errors import HiveError
-    from hiveai.tournament.cli_args import parse_sprt
     from hiveai.tournament.runner import TournamentError, run
     from hiveai.tournament.schedule import build_config
 

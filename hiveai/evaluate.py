@@ -1,8 +1,8 @@
 """Static evaluation: how good a position is for the side to move.
 
 Hive is won by filling the six cells around the enemy queen, so the
-evaluation is built around queen mobility (engine-notes.md 1: every strong
-engine's common denominator):
+evaluation is built around queen mobility, what every strong engine's
+evaluation has in common (docs/protocol-notes.md, section 4):
 
 * **Queen neighbours.** Each occupied cell next to a queen counts against
   that queen's owner. An enemy piece there is worst (it stays to finish the
@@ -27,7 +27,7 @@ engine's common denominator):
 
 Scores are ints from the side to move's point of view (negamax), in
 hundredths of "one enemy piece next to a queen". Finished games score
-``WIN - plies`` (see hiveai.search). All weights live here, each with where
+``WIN - plies`` (see hiveai.score). All weights live here, each with where
 its value came from; tuning results are recorded in README.md.
 """
 
@@ -51,16 +51,23 @@ from hiveai.bug import (
     SPIDER,
 )
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET
-from hiveai.movegen import CRITTERS_KIND, GAME_TYPE_BITS, KIND, WS_PIN, _HOLE_BIT, _renew_stamps, _slides, find_pinned
+from hiveai.movegen import (
+    CRITTERS_KIND,
+    GAME_TYPE_BITS,
+    KIND,
+    WS_PIN,
+    _HOLE_BIT,
+    find_pinned,
+    renew_stamps,
+    slide_directions,
+)
 from hiveai.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, occupied_neighbours
 
-# A won game; larger than any static score (hiveai.tt.WIN is the same number).
-WIN = 1_000_000
 DRAW_SCORE = 0
 
 # --- Weights ----------------------------------------------------------------
 # Starting points from nokamute's BasicEvaluator at aggression 3
-# (engine-notes.md 1), rescaled so that one enemy piece next to a queen is 100
+# (edre/nokamute, src/eval.rs), rescaled so that one enemy piece next to a queen is 100
 # (nokamute: 36). A change is kept only when a match says it is stronger; the
 # matches are recorded in README.md. The kernel reads them from an int64
 # array (indices W_*), so a tuning match can pit two weight sets against each
@@ -258,7 +265,7 @@ def evaluate(b, ws, w):
             break
     if root < 0:
         return 0
-    _renew_stamps(ws)
+    renew_stamps(ws)
     pin = find_pinned(b, ws, root)
     critters = (b[GAME_TYPE] & GAME_TYPE_BITS) == CRITTERS
     kinds = CRITTERS_KIND if critters else KIND
@@ -290,7 +297,7 @@ def evaluate(b, ws, w):
             if ws[WS_PIN + p] == pin:
                 continue
             if k == QUEEN or k == SPIDER or k == ANT or k == PILLBUG:
-                if _slides(b, c, c) == 0:
+                if slide_directions(b, c, c) == 0:
                     continue
             elif k == MOSQUITO:
                 copies = False

@@ -42,19 +42,18 @@ from pathlib import Path
 from hiveai.board import Board
 from hiveai.bug import game_type_string, parse_game_type
 from hiveai.errors import HiveError
-from hiveai.notation import STATES, split_game_string
+from hiveai.notation import FINISHED, STATES, parse_state, read_game_string, split_game_string, turn_string
 
 __all__ = ["FINISHED", "GameRecord", "GameRecordError", "read_game", "read_games", "write_game"]
 
 # The tags Mzinga always writes, in its order; GameType and Result are fields
 # of GameRecord, the other six live in ``GameRecord.tags`` (default "").
 STANDARD_TAGS = ("Date", "Event", "Site", "Round", "White", "Black")
-# BoardStates that end a game: only these are written as a PGN result line.
-FINISHED = ("WhiteWins", "BlackWins", "Draw")
+# FINISHED (from hiveai.notation): the BoardStates that end a game, the only
+# ones written as a PGN result line.
 
 _TAG_RE = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"(.*)"\s*\]$')
 _MOVE_RE = re.compile(r"^(?:(\d+)\s*\.+\s*)?(\S.*)$")
-_STATE_BY_LOWER = {s.lower(): s for s in STATES}
 
 
 class GameRecordError(HiveError):
@@ -85,7 +84,7 @@ class GameRecord:
         if gt is None:
             raise GameRecordError(f'Unknown game type "{self.game_type}".')
         self.game_type = game_type_string(gt)
-        state = _STATE_BY_LOWER.get(self.result.strip().lower())
+        state = parse_state(self.result)
         if state is None:
             raise GameRecordError(f'Unknown result "{self.result}"; expected one of {", ".join(STATES)}.')
         self.result = state
@@ -122,9 +121,7 @@ class GameRecord:
         Readers (Mzinga, hiveai) recompute state and turn from the moves, so
         writing the recorded result there loses nothing and reads back equal.
         """
-        ply = len(self.moves)
-        turn = f"{('White', 'Black')[ply % 2]}[{ply // 2 + 1}]"
-        return ";".join([self.game_type, self.result, turn, *self.moves])
+        return ";".join([self.game_type, self.result, turn_string(len(self.moves)), *self.moves])
 
     def to_pgn(self) -> str:
         """The record as Mzinga-dialect PGN text (ASCII, ``\\n`` line ends)."""
@@ -203,8 +200,8 @@ def _parse_game_strings(text: str, name: str) -> list[GameRecord]:
             continue
         try:
             _, moves = split_game_string(line)
-            fields = line.split(";")
-            record = GameRecord(fields[0].strip(), moves, fields[1].strip(), lines=[no] * len(moves))
+            fields = read_game_string(line)
+            record = GameRecord(fields.game_type, moves, fields.state, lines=[no] * len(moves))
         except HiveError as e:
             raise GameRecordError(f"{name}:{no}: {e}") from None
         record.to_board(name)
@@ -249,8 +246,8 @@ def _parse_pgn(text: str, name: str) -> GameRecord:
             tags[m.group(1)] = m.group(2).strip()
             tag_lines[m.group(1)] = no
             continue
-        if line.lower() in _STATE_BY_LOWER:
-            result_line = _STATE_BY_LOWER[line.lower()]
+        if parse_state(line) is not None:
+            result_line = parse_state(line)
             continue
         m = _MOVE_RE.match(line)
         number, move = m.group(1), m.group(2).strip()
@@ -269,10 +266,10 @@ def _parse_pgn(text: str, name: str) -> GameRecord:
     board = record.to_board(name)
     # Mzinga: the result line wins, then the tag, then the final position.
     result = result_line or result_tag
-    if result and result.lower() not in _STATE_BY_LOWER:
+    if result and parse_state(result) is None:
         no = tag_lines["Result"]  # a bad result line is read as a move, so it was the tag
         raise GameRecordError(f'{name}:{no}: unknown result "{result}"; expected one of {", ".join(STATES)}')
-    record.result = _STATE_BY_LOWER[result.lower()] if result else board.state
+    record.result = parse_state(result) if result else board.state
     return record
 
 

@@ -21,6 +21,10 @@ the two cells flanking the edge crossed are in directions ``d-1`` and ``d+1``
 (mod 6) from the start cell: the "gate" the Freedom to Move rule looks at.
 """
 
+from __future__ import annotations
+
+from typing import Collection
+
 GRID_BITS = 5
 GRID = 1 << GRID_BITS  # 32: > 29 cells, the widest span a legal hive can touch
 N_CELLS = GRID * GRID
@@ -40,3 +44,38 @@ ORIGIN = GRID // 2 + GRID * (GRID // 2)
 def neighbour(cell: int, d: int) -> int:
     """Index of the neighbour of ``cell`` in direction ``d`` (plain Python)."""
     return (cell + DIR_OFFSET[d]) & CELL_MASK
+
+
+def torus_offset(a: int, b: int) -> tuple[int, int]:
+    """Shortest axial ``(dq, dr)`` from cell ``a`` to cell ``b`` on the torus, each in [-16, 16)."""
+    dq = ((b % GRID) - (a % GRID) + GRID // 2) % GRID - GRID // 2
+    # r decides the row; q's wrap into the next row is undone by subtracting dq.
+    diff = (b - a - dq) % N_CELLS
+    dr = (diff // GRID + GRID // 2) % GRID - GRID // 2
+    return dq, dr
+
+
+def unwrap(occupied: Collection[int], start: int) -> dict[int, tuple[int, int]]:
+    """True axial ``(q, r)`` of every cell in ``occupied``, relative to ``start`` (0, 0).
+
+    Walks the hive from ``start`` one neighbour step at a time, so a hive
+    lying across the torus seam comes out in one piece (the walk never wraps,
+    since a legal hive spans fewer than GRID cells). Should some cells be
+    unreachable (a disconnected hive, which no legal position has), they are
+    placed by their shortest torus offset from ``start`` rather than dropped,
+    so every caller sees every piece.
+    """
+    occupied = set(occupied)
+    coords = {start: (0, 0)}
+    todo = [start]
+    while todo:
+        cell = todo.pop()
+        q, r = coords[cell]
+        for d, (dq, dr) in enumerate(DIR_QR):
+            nb = neighbour(cell, d)
+            if nb in occupied and nb not in coords:
+                coords[nb] = (q + dq, r + dr)
+                todo.append(nb)
+    for cell in occupied - coords.keys():
+        coords[cell] = torus_offset(start, cell)
+    return coords

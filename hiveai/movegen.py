@@ -6,7 +6,7 @@ appears once, however many ways lead there (a mosquito copying two bugs, a
 ladybug's several paths, a piece that can walk or be thrown to the same cell),
 which is what UHP's ``validmoves`` and the reference perft counts expect.
 
-The rules, as Mzinga and nokamute implement them (uhp.md section 3):
+The rules, as Mzinga and nokamute implement them (docs/protocol-notes.md, section 2):
 
 * Placement: after each side's first piece, a new piece must touch a
   friendly stack and no enemy stack; a stack's colour is its top piece's.
@@ -138,7 +138,8 @@ _LEFT_OFFSET = tuple(DIR_OFFSET[(d + 5) % 6] for d in range(6))
 _RIGHT_OFFSET = tuple(DIR_OFFSET[(d + 1) % 6] for d in range(6))
 
 
-_DIR = np.array(DIR_OFFSET, dtype=np.int64)
+# Index offset of each direction as an int64 array, for kernels (hiveai.hex_grid.DIR_OFFSET).
+DIR_STEP = np.array(DIR_OFFSET, dtype=np.int64)
 # _HOLE_BIT[(hole - cell) & CELL_MASK]: the NBR bit of ``cell`` that points
 # at ``hole`` when they are neighbours, else 0.
 _HOLE_BIT = np.zeros(N_CELLS, dtype=np.int64)
@@ -150,18 +151,19 @@ _LOWEST_BIT = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(64)
 
 @njit(cache=True)
 def _nb(cell, d):
-    return (cell + _DIR[d]) & CELL_MASK
+    return (cell + DIR_STEP[d]) & CELL_MASK
 
 
 @njit(cache=True)
-def _new_stamp(ws):
+def new_stamp(ws):
+    """A fresh stamp: a cell or piece is marked when its WS_MARK slot equals it."""
     s = ws[WS_STAMP] + 1
     ws[WS_STAMP] = s
     return s
 
 
 @njit(cache=True)
-def _renew_stamps(ws):
+def renew_stamps(ws):
     """Restart the stamp counter before it can overflow int32.
 
     Called once at the start of each generation, never inside one: a reset
@@ -174,7 +176,7 @@ def _renew_stamps(ws):
 
 
 @njit(cache=True)
-def _slides(b, cell, hole):
+def slide_directions(b, cell, hole):
     """Bit set of the directions a piece on ``cell`` can slide to, with the
     cell ``hole`` counted as empty (the sliding mover's own start cell, lifted
     for the whole generation; pass ``cell`` itself for no hole).
@@ -232,7 +234,7 @@ def find_pinned(b, ws, root):
     return. Every index read from an array is masked: numba then knows it is
     not negative and drops its wrap-around fix-up.
     """
-    stamp = _new_stamp(ws)
+    stamp = new_stamp(ws)
     rc = root & CELL_MASK
     c = rc
     m = b[NBR + c] & ALL_NEIGHBOURS  # neighbours of c not yet looked at
@@ -299,7 +301,7 @@ def find_pinned(b, ws, root):
 @njit(cache=True)
 def _slide_one(b, ws, stamp, moves, n, p, src):
     """Queen and pillbug: one sliding step."""
-    m = _slides(b, src, src)
+    m = slide_directions(b, src, src)
     for d in range(6):
         if (m >> d) & 1:
             n = _add(ws, stamp, moves, n, p, _nb(src, d))
@@ -313,19 +315,19 @@ def _spider(b, ws, stamp, moves, n, p, src, dead_ends, anywhere):
     ``dead_ends`` (Critters): also stop early where no step to an unvisited
     cell is left. ``anywhere``: stop after any step (only to explain a refusal).
     """
-    m1 = _slides(b, src, src)
+    m1 = slide_directions(b, src, src)
     for d1 in range(6):
         if not (m1 >> d1) & 1:
             continue
         c1 = _nb(src, d1)
-        m2 = _slides(b, c1, src)
+        m2 = slide_directions(b, c1, src)
         on1 = False
         for d2 in range(6):
             c2 = _nb(c1, d2)
             if not (m2 >> d2) & 1 or c2 == src:
                 continue
             on1 = True
-            m3 = _slides(b, c2, src)
+            m3 = slide_directions(b, c2, src)
             on2 = False
             for d3 in range(6):
                 c3 = _nb(c2, d3)
@@ -357,7 +359,7 @@ def _ant(b, ws, stamp, moves, n, p, src, max_steps):
         while head < level_end:
             c = ws[WS_QUEUE + head]
             head += 1
-            m = _slides(b, c, src)
+            m = slide_directions(b, c, src)
             for d in range(6):
                 if (m >> d) & 1:
                     nc = _nb(c, d)
@@ -577,7 +579,7 @@ def _placement_cells(b, ws, side):
         for d in range(6):
             ws[WS_QUEUE + d] = _nb(first, d)
         return 6
-    stamp = _new_stamp(ws)
+    stamp = new_stamp(ws)
     base = side * PIECES_PER_COLOUR
     k = 0
     for p in range(base, base + PIECES_PER_COLOUR):
@@ -648,7 +650,7 @@ def generate_moves(b, ws, moves, n):
     Returns the new end. The caller decides what no moves means (a pass) and
     must not call this on a finished game.
     """
-    _renew_stamps(ws)
+    renew_stamps(ws)
     side = b[PLY] & 1
     base = side * PIECES_PER_COLOUR
     start = n
@@ -694,7 +696,7 @@ def generate_moves(b, ws, moves, n):
         free = b[LEVEL + x] > 0 or ws[WS_PIN + x] != pin
         if not own and (t0 < 0 or not free):
             continue
-        stamp = _new_stamp(ws)
+        stamp = new_stamp(ws)
         b[HEIGHT + xc] -= 1  # lift x for every gate and contact test
         if own and free:
             k = KIND[x]

@@ -10,6 +10,7 @@ Everything here is plain Python reading the position array; no kernels.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,7 +26,10 @@ from hiveai.errors import GameStringError, GameTypeError, MoveStringError
 from hiveai.hex_grid import CELL_MASK, NE, NW, ORIGIN, SE, SW, E, W, neighbour
 from hiveai.position import GAME_TYPE, HEIGHT, MOVE_PIECE_SHIFT, PASS, PLY, POS, STACK, TOP
 
+# UHP's BoardStateStrings, and those that end a game.
 STATES = ("NotStarted", "InProgress", "Draw", "WhiteWins", "BlackWins")
+FINISHED = frozenset({"WhiteWins", "BlackWins", "Draw"})
+_STATE_BY_LOWER = {s.lower(): s for s in STATES}
 
 # Where the moving piece lands relative to the reference R, by the separator.
 _PREFIX_DIR = {"-": W, "/": SW, "\\": NW}
@@ -146,18 +150,46 @@ def parse_game_type_string(text: str) -> int:
     return gt
 
 
-def _game_string_fields(text: str) -> list[str]:
-    """The ``;``-separated fields of a GameString, with the state and turn checked."""
+def parse_state(text: str) -> str | None:
+    """The BoardStateString ``text`` names, in any letter case (``"draw"`` -> ``"Draw"``), or None."""
+    return _STATE_BY_LOWER.get(text.strip().lower())
+
+
+@dataclass(frozen=True)
+class GameStringFields:
+    """The fields of a GameString as written, with the state and turn checked.
+
+    ``state`` is canonical (``Draw``, not ``draw``); ``ply`` is the ply the
+    turn stands for (``White[1]`` is 0, ``Black[1]`` is 1); ``moves`` are the
+    MoveStrings, not replayed.
+    """
+
+    game_type: str
+    state: str
+    turn: str
+    ply: int
+    moves: list[str]
+
+
+def read_game_string(text: str) -> GameStringFields:
+    """Split a GameString into its fields; raises GameStringError if the state or turn is malformed.
+
+    The one reader of GameString fields: the move list is not replayed and
+    the game type is not checked here (see :func:`split_game_string`).
+    """
     fields = [f.strip() for f in text.strip().split(";")]
     if len(fields) < 3:
         raise GameStringError(
             f'Malformed GameString "{text.strip()}": expected GameType;State;Turn[;Move...].'
         )
-    if fields[1].lower() not in (s.lower() for s in STATES):
+    state = parse_state(fields[1])
+    if state is None:
         raise GameStringError(f'Malformed GameString: unknown game state "{fields[1]}".')
-    if not _TURN_RE.match(fields[2]):
+    turn = _TURN_RE.match(fields[2])
+    if not turn:
         raise GameStringError(f'Malformed GameString: bad turn "{fields[2]}" (expected e.g. White[1]).')
-    return fields
+    ply = 2 * (int(turn.group(2)) - 1) + (turn.group(1).lower() == "black")
+    return GameStringFields(fields[0], state, fields[2], ply, fields[3:])
 
 
 def split_game_string(text: str) -> tuple[int, list[str]]:
@@ -165,31 +197,25 @@ def split_game_string(text: str) -> tuple[int, list[str]]:
 
     The state and turn fields must be well formed but are ignored, as Mzinga
     does: the caller recomputes them by replaying the moves (see
-    :func:`game_string_head` for what they declare).
+    :func:`read_game_string` for what they declare).
     """
-    fields = _game_string_fields(text)
-    gt = parse_game_type_string(fields[0])
-    moves = fields[3:]
-    if any(not m for m in moves):
+    fields = read_game_string(text)
+    gt = parse_game_type_string(fields.game_type)
+    if any(not m for m in fields.moves):
         raise GameStringError("Malformed GameString: empty move (a trailing or doubled ';').")
-    return gt, moves
-
-
-def game_string_head(text: str) -> tuple[str, str, int]:
-    """What a GameString declares: its state and turn fields as written, and
-    the ply the turn stands for (``White[1]`` is 0, ``Black[1]`` is 1)."""
-    fields = _game_string_fields(text)
-    turn = _TURN_RE.match(fields[2])
-    return fields[1], fields[2], 2 * (int(turn.group(2)) - 1) + (turn.group(1).lower() == "black")
+    return gt, fields.moves
 
 
 __all__ = [
+    "FINISHED",
     "STATES",
-    "game_string_head",
+    "GameStringFields",
     "game_type_string",
     "move_to_string",
     "parse_game_type_string",
     "parse_move_string",
+    "parse_state",
+    "read_game_string",
     "split_game_string",
     "turn_string",
 ]

@@ -1,6 +1,6 @@
 """Engine options as UHP's ``options`` command shows and sets them.
 
-Line format (uhp.md 1.9): ``Name;Type;Value;Default`` then ``;Min;Max`` for
+Line format (docs/protocol-notes.md, "options"): ``Name;Type;Value;Default`` then ``;Min;Max`` for
 ``int``/``double`` or ``;V1;V2;...`` for ``enum``. Only these four types exist
 and no field may be empty, or MzingaViewer rejects the whole reply.
 
@@ -25,7 +25,7 @@ from hiveai.timeman import REPLY_MARGIN, TIME_USAGE
 # move (MzingaViewer's default budget) visits ~5 M nodes, of which the interior
 # nodes worth storing are a small fraction, so 4 M slots hold a whole search;
 # and it keeps the engine within "TT + 300 MB" on any machine that runs a GUI.
-# Mzinga ships 32 MB, nokamute 100 MiB (engine-notes.md 2). Pages are touched
+# Mzinga ships 32 MB, nokamute 100 MiB (docs/protocol-notes.md, "options"). Pages are touched
 # lazily (np.zeros is calloc), so a short search does not pay for all of it.
 # This module stays numba-free (it is imported before the UHP banner), so the
 # numbers live here rather than in hiveai.tt.
@@ -119,7 +119,8 @@ def default_options() -> list[Option]:
     """The engine's options, in the order ``options`` lists them."""
     return [
         # Print "move;depth;score" lines before the final answer (Mzinga's format).
-        # Off by default: hive-hydra takes the *first* line as the move (uhp.md 4.9).
+        # Off by default: hive-hydra takes the *first* line as the move
+        # (docs/protocol-notes.md, "Bot bridges").
         Option("ReportIntermediateBestMoves", "bool", False),
         # Fraction of a "bestmove time" budget the search aims to use (see timeman).
         Option("TimeUsage", "double", TIME_USAGE, 0.1, 1.0),

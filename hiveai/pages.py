@@ -21,7 +21,8 @@ from typing import Iterable, Sequence
 from hiveai import __version__
 from hiveai.analyse import GameReview, MoveReview, summary_ending, summary_rows, white_scores
 from hiveai.board import Board
-from hiveai.search import format_score
+from hiveai.notation import read_game_string
+from hiveai.score import format_score
 from hiveai.svg import Arrow, board as board_svg, eval_graph, glyph_defs
 
 __all__ = ["page", "replay_page", "review_page", "table"]
@@ -242,8 +243,9 @@ def replay_page(game_string: str, title: str, facts: Sequence[str] = (), links: 
 
     ``links``: HTML put under the header (e.g. back to the report, the PGN).
     """
-    moves = game_string.split(";")[3:]
-    boards = _positions(Board(game_string.split(";")[0]), moves)
+    fields = read_game_string(game_string)
+    moves = fields.moves
+    boards = _positions(Board(fields.game_type), moves)
     captions = ["start"] + [f"{ply}. {m}" for ply, m in enumerate(moves, 1)]  # plies, numbered as in a PGN
     items = "".join(f'<li data-ply="{i}">{escape(m)}</li>' for i, m in enumerate(moves, 1))
     body = (_header(title, facts, links) + '<main class="game">' + _viewer(boards, captions)

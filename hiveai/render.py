@@ -14,9 +14,9 @@ pointy-top board, so the six UHP directions read as drawn in the docs::
 
 Cells live on a 32 x 32 torus (:mod:`hiveai.hex_grid`), so the raw
 coordinates of a hive that straddles the wrap seam would tear the picture
-apart. :func:`hive_coordinates` unwraps them by walking the connected hive
-one neighbour step at a time from one of its pieces, which yields
-coordinates relative to the hive itself.
+apart. :func:`hive_coordinates` unwraps them (:func:`hiveai.hex_grid.unwrap`,
+shared with the book's symmetry keys) into coordinates relative to the hive
+itself.
 
 ANSI colour is optional and only decorates labels that already read without it.
 """
@@ -24,13 +24,12 @@ ANSI colour is optional and only decorates labels that already read without it.
 from __future__ import annotations
 
 import textwrap
-from collections import deque
 
 import numpy as np
 
 from hiveai.board import Board
 from hiveai.bug import COLOUR_NAMES, MAX_STACK, N_PIECES, PIECES_PER_COLOUR, colour_of, piece_in_game, piece_names
-from hiveai.hex_grid import DIR_QR, GRID, N_CELLS, neighbour
+from hiveai.hex_grid import DIR_QR, unwrap
 from hiveai.position import GAME_TYPE, HEIGHT, POS, STACK, TOP
 
 # Text columns per cell. A label is at most 5 characters (``wB1+7``), so 6
@@ -67,41 +66,12 @@ def _occupied_cells(b: np.ndarray) -> list[int]:
 def hive_coordinates(b: np.ndarray) -> dict[int, tuple[int, int]]:
     """Unwrapped axial ``(q, r)`` of every occupied cell of position ``b``.
 
-    Found by a breadth-first walk over occupied neighbours from the first
-    piece on the board, so coordinates are relative to the hive and a hive
-    lying across the torus seam comes out in one piece. The origin is the
-    start cell; callers shift as they like. A legal hive is connected; should
-    a part be unreachable anyway, it is placed by the shortest torus offset
-    from the start cell rather than dropped.
+    Relative to the first piece on the board (:func:`hiveai.hex_grid.unwrap`,
+    which also says where the parts of a disconnected hive go); callers shift
+    as they like.
     """
     cells = _occupied_cells(b)
-    if not cells:
-        return {}
-    occupied = set(cells)
-    start = cells[0]
-    coords = {start: (0, 0)}
-    queue = deque([start])
-    while queue:
-        cell = queue.popleft()
-        q, r = coords[cell]
-        for d, (dq, dr) in enumerate(DIR_QR):
-            nb = neighbour(cell, d)
-            if nb in occupied and nb not in coords:
-                coords[nb] = (q + dq, r + dr)
-                queue.append(nb)
-    for cell in cells:
-        if cell not in coords:
-            coords[cell] = _torus_offset(start, cell)
-    return coords
-
-
-def _torus_offset(a: int, b: int) -> tuple[int, int]:
-    """Shortest ``(dq, dr)`` from cell ``a`` to cell ``b`` on the torus (each in [-16, 16))."""
-    dq = ((b % GRID) - (a % GRID) + GRID // 2) % GRID - GRID // 2
-    # r decides the row; q's wrap into the next row is undone by subtracting dq.
-    diff = (b - a - dq) % N_CELLS
-    dr = (diff // GRID + GRID // 2) % GRID - GRID // 2
-    return dq, dr
+    return unwrap(cells, cells[0]) if cells else {}
 
 
 def stack_of(b: np.ndarray, cell: int) -> list[int]:

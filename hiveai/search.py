@@ -54,11 +54,12 @@ from numba import njit
 from hiveai.board import Board, Move
 from hiveai.borrow import borrow
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
-from hiveai.evaluate import DRAW_SCORE, WIN, evaluate, weights_for, weights_from_env
+from hiveai.evaluate import DRAW_SCORE, evaluate, weights_for, weights_from_env
 from hiveai.hex_grid import CELL_MASK, N_CELLS
 from hiveai.level import MAX_LEVEL, play_level
-from hiveai.movegen import _DIR, MAX_MOVES, PIECE_MASK, WS_MARK, _new_stamp, legal_moves, new_workspace
+from hiveai.movegen import DIR_STEP, MAX_MOVES, PIECE_MASK, WS_MARK, legal_moves, new_stamp, new_workspace
 from hiveai.notation import move_to_string
+from hiveai.score import WIN, format_score, is_win_score  # noqa: F401 - the last two: results API
 from hiveai.position import (
     DRAW,
     HASH,
@@ -150,7 +151,8 @@ HISTORY_MAX = (1 << 28) - 1
 # line gets a full-depth score): from this depth and this many moves
 # searched, quiet moves are searched one ply shallower first; two plies from LMR_DEEPER_MOVES
 # moves at LMR_DEEPER_DEPTH and deeper. The usual chess-engine starting
-# values (Stockfish's first LMR used 3 moves, depth 3), checked by a match.
+# values (Stockfish's first LMR used 3 moves, depth 3); not tuned, since a
+# match switched LMR off (SEARCH_DEFAULTS below).
 LMR_MIN_DEPTH = 3
 LMR_MIN_MOVES = 3
 LMR_DEEPER_MOVES = 12
@@ -179,7 +181,7 @@ def _mark_around(ws, cell, stamp):
         return
     ws[WS_MARK + cell] = stamp
     for d in range(6):
-        ws[WS_MARK + ((cell + _DIR[d]) & CELL_MASK)] = stamp
+        ws[WS_MARK + ((cell + DIR_STEP[d]) & CELL_MASK)] = stamp
 
 
 @njit(cache=True, nogil=True)
@@ -191,9 +193,9 @@ def _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
     are stamped into the workspace marks (after move generation is done with
     them) so each test is one load.
     """
-    mine = _new_stamp(ws)
+    mine = new_stamp(ws)
     _mark_around(ws, b[POS + side * PIECES_PER_COLOUR], mine)
-    theirs = _new_stamp(ws)
+    theirs = new_stamp(ws)
     their_queen = b[POS + (1 - side) * PIECES_PER_COLOUR]
     _mark_around(ws, their_queen, theirs)
     my_queen = b[POS + side * PIECES_PER_COLOUR]
@@ -515,23 +517,6 @@ def _search_root(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl, 
 
 
 # --- Results ------------------------------------------------------------------
-
-
-def is_win_score(score: int | None) -> bool:
-    """A score that means a forced result (win or loss), not an evaluation."""
-    return score is not None and abs(score) > MATE_BOUND
-
-
-def format_score(score: int | None) -> str:
-    """``+1.25`` (hundredths: 1.00 is one enemy piece next to a queen), ``win in 3``
-    or ``loss in 2`` (in moves of the side to move), ``-`` for no score."""
-    if score is None:
-        return "-"
-    if score > MATE_BOUND:
-        return f"win in {(WIN - score + 1) // 2}"
-    if score < -MATE_BOUND:
-        return f"loss in {(WIN + score) // 2}"
-    return f"{score / 100:+.2f}"
 
 
 @dataclass

@@ -10,9 +10,9 @@ comes back as the matching move on any board that reaches the position.
 
 How (the book format in ``openings/README.md`` states the same rules):
 
-1. Unwrap the torus (:mod:`hiveai.hex_grid`): walk the connected hive from the
-   first piece on the board (lowest id), one neighbour step at a time, giving
-   every occupied cell true axial coordinates relative to that piece.
+1. Unwrap the torus (:func:`hiveai.hex_grid.unwrap`): walk the connected hive
+   from the first piece on the board (lowest id), one neighbour step at a
+   time, giving every occupied cell true axial coordinates relative to that piece.
 2. For each of the 12 symmetries, transform every piece's (q, r), translate so
    the smallest (r, q) among the pieces becomes (0, 0), and list
    (q, r, level) for the pieces on the board in piece-id order.
@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from hiveai.bug import COLOUR_LETTERS, EXP_PILLBUG, N_PIECES, PIECE_NAMES, game_type_string, piece_names
-from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, DIR_QR, GRID, ORIGIN
-from hiveai.position import GAME_TYPE, HEIGHT, LAST_MOVED, LEVEL, PLY, POS
+from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, DIR_QR, GRID, ORIGIN, torus_offset, unwrap
+from hiveai.position import GAME_TYPE, LAST_MOVED, LEVEL, PLY, POS
 
 __all__ = ["SYMMETRIES", "Frame", "frame_of", "transform"]
 
@@ -131,50 +131,22 @@ class Frame:
                 q, r = self.coords[nb]
                 return q + dq, r + dr
         if not self.coords:
-            return _relative_to_origin(cell, self.root)
+            return torus_offset(self.root, cell)
         raise ValueError(f"cell {cell} is not next to the hive")
-
-
-def _relative_to_origin(cell: int, root: int) -> tuple[int, int]:
-    """Shortest (q, r) step from ``root`` to ``cell`` on the torus (empty board only)."""
-    diff = (cell - root) & CELL_MASK
-    q, r = diff % GRID, diff // GRID
-    if q >= GRID // 2:  # q - 32 + 32 (r + 1) names the same index
-        q, r = q - GRID, r + 1
-    if r >= GRID // 2:
-        r -= GRID
-    return q, r
-
-
-def _unwrap(b: np.ndarray, root: int) -> dict[int, tuple[int, int]]:
-    """Relative (q, r) of every occupied cell, walking the hive from ``root``."""
-    coords = {root: (0, 0)}
-    todo = [root]
-    while todo:
-        cell = todo.pop()
-        q, r = coords[cell]
-        for d, (dq, dr) in enumerate(DIR_QR):
-            nb = (cell + DIR_OFFSET[d]) & CELL_MASK
-            if nb not in coords and b[HEIGHT + nb] > 0:
-                coords[nb] = (q + dq, r + dr)
-                todo.append(nb)
-    return coords
 
 
 def frame_of(b: np.ndarray) -> Frame:
     """The canonical frame and key of position ``b``.
 
-    Raises ValueError if the pieces do not form one connected hive (no legal
-    position does that).
+    A disconnected hive (no legal position has one) gets a key too, its parts
+    placed as :func:`hiveai.hex_grid.unwrap` places them.
     """
     pos = b[POS : POS + N_PIECES].tolist()
     level = b[LEVEL : LEVEL + N_PIECES].tolist()
     pieces = [p for p in range(N_PIECES) if pos[p] >= 0]
     if pieces:
         root = pos[pieces[0]]
-        coords = _unwrap(b, root)
-        if any(pos[p] not in coords for p in pieces):
-            raise ValueError("the pieces do not form one hive")
+        coords = unwrap({pos[p] for p in pieces}, root)
     else:
         root, coords = ORIGIN, {}
 

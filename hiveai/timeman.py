@@ -3,7 +3,7 @@
 UHP clients give the budget of one move as a .NET ``TimeSpan`` string
 (``bestmove time 00:00:05``). MzingaViewer formats it with the default
 ``[-][d.]hh:mm:ss[.fffffff]`` layout, so fractions (``00:00:02.5000000``) and
-zero (``00:00:00``) do occur and must work (uhp.md 1.7).
+zero (``00:00:00``) do occur and must work (docs/protocol-notes.md, "bestmove").
 
 The rule, as in Stockfish's time manager: no new iteration starts after
 ``TIME_USAGE * T`` (the *soft* deadline), and the running one is stopped at

@@ -41,15 +41,14 @@ import numpy as np
 from numba import njit
 
 from hiveai.options import DEFAULT_TT_MB
+from hiveai.score import MATE_BOUND, WIN
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
 ENTRY_BYTES = 16
 
-# Scores beyond this are wins or losses in some number of plies (see
-# hiveai.evaluate.WIN); they are made node-relative when stored.
-WIN = 1_000_000
-MATE_BOUND = WIN - 1000
+# Scores beyond MATE_BOUND are wins or losses in some number of plies; they
+# are made node-relative when stored.
 
 _MOVE_MASK = 0xFFFF
 _SCORE_OFFSET = 1 << 31

@@ -18,9 +18,9 @@ Pipeline (each step resumable):
 
 1. **Self-play** (:func:`selfplay`): games of hiveai against itself at a fixed
    depth, opening with book moves and random plies so that games differ. They run
-   in threads, or as Ray tasks, through the backend that tournaments use; each
-   finished game is appended to ``games.jsonl`` at once (fsync), so an
-   interrupted run resumes without losing a game.
+   in threads, or as Ray tasks, through :mod:`hiveai.backend` as tournaments do;
+   each finished game is appended to ``games.jsonl`` at once (:mod:`hiveai.durable`),
+   so an interrupted run resumes without losing a game.
 2. **Positions** (:func:`training_set`): every position of those games after the
    opening in which neither queen has five neighbours (no win in one is pending),
    with the game's result.
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +43,7 @@ from numba import njit
 
 from hiveai.board import Board
 from hiveai.bug import PIECES_PER_COLOUR
+from hiveai.durable import append_line, complete_lines, trim_partial_line
 from hiveai.evaluate import WEIGHT_NAMES, default_weights, evaluate
 from hiveai.movegen import new_workspace
 from hiveai.position import IN_PROGRESS, PLY, POS, do_move, game_result, occupied_neighbours
@@ -147,26 +147,18 @@ def selfplay_tasks(game_types: Iterable[str], games: int, seed: int, depth: int 
 
 
 def load_games(path: Path) -> list[dict]:
-    """The records in a games file; a line cut short by a kill is ignored."""
+    """The records in a games file; a last line cut short by a kill is ignored (hiveai.durable)."""
     if not path.exists():
         return []
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in complete_lines(path.read_text(encoding="utf-8")):
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
-            continue  # the last line of a killed run
+            continue  # a cut-short line that an older run finished with a newline
         if isinstance(record, dict) and "id" in record and "moves" in record:
             records.append(record)
     return records
-
-
-def _append(path: Path, record: dict) -> None:
-    """Append one record and make it durable before going on."""
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(record) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def selfplay(out: str | Path, tasks: list[SelfPlayTask], *, concurrency: int = 1, cluster: str | None = None,
@@ -175,22 +167,19 @@ def selfplay(out: str | Path, tasks: list[SelfPlayTask], *, concurrency: int = 1
 
     ``on_game(record, done, total)`` is called after each game is saved.
     """
-    from hiveai.tournament.backend import make_backend
+    from hiveai.backend import make_backend
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / GAMES_FILE
-    if path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
-        # A line cut short by a kill: finish it so the next record starts a line.
-        with open(path, "a", encoding="utf-8") as f:
-            f.write("\n")
+    trim_partial_line(path)  # a line cut short by a kill, so the next record starts a clean line
     records = load_games(path)
     done = {r["id"] for r in records}
     todo = [t for t in tasks if t.id not in done]
     if todo:
         with make_backend(concurrency, cluster) as backend:
             for record in backend.imap_unordered(play_selfplay_game, todo):
-                _append(path, record)
+                append_line(path, json.dumps(record))
                 records.append(record)
                 if on_game is not None:
                     on_game(record, len(records), len(tasks))

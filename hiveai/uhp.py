@@ -1,6 +1,7 @@
 """The Universal Hive Protocol server: ``hiveai`` on stdin/stdout.
 
-Protocol rules this module keeps (see uhp.md 1, 4 and 7):
+Protocol rules this module keeps (the UHP specification, UHP_SPEC_URL below,
+and docs/protocol-notes.md, section 1):
 
 * The ``info`` block is printed unprompted at start-up, *before* numba or
   :mod:`hiveai.board` is imported; the viewer waits for it and nothing else.
@@ -16,8 +17,9 @@ Protocol rules this module keeps (see uhp.md 1, 4 and 7):
   in a worker thread without the GIL; the main thread waits, and the signal
   handler (which runs in the main thread) sets the stop flag it watches.
 * End of input: the commands already read are finished, then exit code 0. A
-  bare ``bestmove`` (think until SIGINT) also stops and answers when input
-  ends, since no SIGINT can be coming: a reader thread watches stdin.
+  bare ``bestmove`` (think until SIGINT) whose input has ended, before the
+  command or while it thinks, thinks for EOF_THINK_SECONDS from the command
+  and answers, since no SIGINT can be coming: a reader thread watches stdin.
 * Pondering (option ``PonderDuringIdle``): after a searched ``bestmove`` has
   answered and printed ``ok``, a ponder thread searches the position after
   the predicted reply (the PV's second move) into the shared table, printing
@@ -54,9 +56,10 @@ UHP_SPEC_URL = "https://github.com/jonthysell/Mzinga/wiki/UniversalHiveProtocol"
 NO_GAME = "No game in progress. Try 'newgame' to start a new game."
 BESTMOVE_USAGE = "Usage: bestmove [time hh:mm:ss[.fffffff] | depth N]"
 
-# Thinking time of a bare ``bestmove`` read after the end of input (the
-# hive-hydra pattern with no limit given): long enough for a sound move,
-# short enough for a per-move bot bridge.
+# Thinking time of a bare ``bestmove`` whose input ends (the hive-hydra
+# pattern with no limit given), counted from the command, however the end of
+# input and the command interleave: long enough for a sound move, short
+# enough for a per-move bot bridge.
 EOF_THINK_SECONDS = 1.0
 
 _UNSIGNED = re.compile(r"^\d+$")
@@ -102,6 +105,9 @@ class UhpServer:
         self._ponder_board = None  # the position to ponder: after our move and the predicted reply
         self._ponder_thread: threading.Thread | None = None
         self._ponder_stop = timeman.StopFlag()
+        # Guards input_closed, searching_infinite and the timer that ends a bare bestmove at EOF.
+        self._eof_lock = threading.Lock()
+        self._eof_timer: threading.Timer | None = None
         self._command_start = time.monotonic()
         self._commands: dict[str, Callable[[list[str], str], Iterable[str]]] = {
             "info": self.cmd_info,
@@ -138,9 +144,10 @@ class UhpServer:
                 for line in iter(inp.readline, ""):
                     lines.put(line)
             finally:
-                self.input_closed = True
-                if self.searching_infinite:
-                    self.stop.set()  # a bare bestmove waits for a SIGINT that cannot come now
+                with self._eof_lock:
+                    self.input_closed = True
+                    if self.searching_infinite:  # it waits for a SIGINT that cannot come now
+                        self._end_bare_search_soon()
                 lines.put(None)
 
         threading.Thread(target=read, name="hiveai-stdin", daemon=True).start()
@@ -366,16 +373,12 @@ class UhpServer:
         limits = self._limits(args)
         self.stop.clear()
         self.searching = True
-        # Flag first, then look at input_closed; the reader thread sets
-        # input_closed first, then looks at the flag. So whichever comes second
-        # sees the other: input that ends now cannot leave a bare bestmove waiting.
-        self.searching_infinite = limits.infinite
-        if limits.infinite and self.input_closed:
-            # Input is over, so no SIGINT will end the thinking: think for a
-            # fixed short time instead and answer.
-            self.searching_infinite = False
-            self.stop.clear()  # the reader may have set it for the bare search just now
-            limits = timeman.time_limits(EOF_THINK_SECONDS, self.stop, start=self._command_start)
+        # Under the lock the reader thread takes to mark the end of input, so
+        # exactly one of the two starts the timer, and the same one either way.
+        with self._eof_lock:
+            self.searching_infinite = limits.infinite
+            if limits.infinite and self.input_closed:
+                self._end_bare_search_soon()
         level = self.options["Level"]
         try:
             # The weak levels skip the book: its moves are the strongest there are.
@@ -388,12 +391,28 @@ class UhpServer:
             result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng,
                                      nodes=self._node_budget)
         finally:
-            self.searching = self.searching_infinite = False
+            with self._eof_lock:
+                self.searching = self.searching_infinite = False
+                if self._eof_timer is not None:
+                    self._eof_timer.cancel()
+                    self._eof_timer = None
         log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
                  result.score, result.depth, result.nodes, time.monotonic() - self._command_start)
         if self.options["PonderDuringIdle"] != "Disabled" and level == MAX_LEVEL:
             self._ponder_board = _predicted(board, result.pv)
         return [result.move_string]
+
+    def _end_bare_search_soon(self) -> None:
+        """Stop the running bare bestmove EOF_THINK_SECONDS after its command (caller holds _eof_lock)."""
+        delay = max(0.0, self._command_start + EOF_THINK_SECONDS - time.monotonic())
+        self._eof_timer = threading.Timer(delay, self._stop_bare_search)
+        self._eof_timer.daemon = True
+        self._eof_timer.start()
+
+    def _stop_bare_search(self) -> None:
+        with self._eof_lock:
+            if self.searching_infinite:  # not a later command's search
+                self.stop.set()
 
     def _book_move(self, board, limits: timeman.Limits):
         """The book's move for ``board`` when the book is on, else None.
@@ -546,7 +565,7 @@ def _claim_stdout() -> TextIO:
         sys.stdout.reconfigure(line_buffering=True)
         return sys.stdout
     sys.stdout = sys.stderr
-    # Stay ASCII (uhp.md 1.1): echoed junk input is escaped, never crashes the writer.
+    # Stay ASCII (docs/protocol-notes.md, "Framing"): echoed junk input is escaped, never crashes the writer.
     return open(fd, "w", encoding="ascii", errors="backslashreplace", newline="\n", buffering=1)
 
 

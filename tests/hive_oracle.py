@@ -4,9 +4,9 @@ It replays MoveStrings on axial coordinates and knows nothing of hiveai's
 internals, so the tests can check the engine against it rather than against
 itself: where each move lands, queen surround (the game result), alternative
 spellings of a move, and the exact destination sets of a few bug rules that
-uhp.md 6 item 16 spot-checks (beetle, ladybug, pillbug throws, mosquito on top).
+docs/protocol-notes.md checklist item 16 spot-checks (beetle, ladybug, pillbug throws, mosquito on top).
 
-Geometry (uhp.md 2.6, pointy-top): ``R-`` is east of R, ``-R`` west, ``R/``
+Geometry (docs/protocol-notes.md, "MoveStrings"; pointy-top): ``R-`` is east of R, ``-R`` west, ``R/``
 north-east, ``/R`` south-west, ``\\R`` north-west, ``R\\`` south-east.
 """
 
@@ -191,7 +191,7 @@ class Oracle:
         return len(seen) == len(cells)
 
     def _gated(self, h, a: Cell, b: Cell, h_src: int, h_dst: int) -> bool:
-        """Climbing gate (uhp.md 3.5): both flanks taller than both ends; or no contact."""
+        """Climbing gate (docs/protocol-notes.md, "Movement"): both flanks taller than both ends; or no contact."""
         l, r = flanks(a, b)
         if h_src == 0 and h_dst == 0 and h(l) == 0 and h(r) == 0:
             return True

@@ -17,6 +17,12 @@ from hiveai.evaluate import queen_neighbours
 # Two plies below the real bench: the same code paths, ~1/10 of the nodes.
 QUICK = ["--depth-offset", "-2"]
 SIGNATURE = re.compile(r"^signature: (\d+) nodes$", re.MULTILINE)
+# The pinned signature of `hiveai bench --depth-offset -2` (the full bench's is pinned in
+# test_threads.py, BENCH_SIGNATURE; Stockfish's "Bench: N"), default table size. It changes exactly
+# when the search's behaviour does (move ordering, pruning, evaluation, TT replacement). A change
+# meant to alter the search updates both deliberately, in the same commit, and quotes the new
+# `hiveai bench` signature in its message; a change not meant to must leave them alone.
+QUICK_SIGNATURE = 194_246
 
 
 def test_positions_cover_what_the_bench_promises():
@@ -45,7 +51,7 @@ def test_signature_is_deterministic_and_json_parses():
     again = runner.invoke(main, ["bench", *QUICK, "--json"])
     assert again.exit_code == 0, again.output
     report = json.loads(again.output)
-    assert report["signature"] == int(found[0])  # same searches, same nodes
+    assert report["signature"] == int(found[0]) == QUICK_SIGNATURE  # same searches, same nodes
     assert report["signature"] == sum(p["nodes"] for p in report["positions"])
     assert [p["name"] for p in report["positions"]] == [p.name for p in POSITIONS]
     assert [p["depth"] for p in report["positions"]] == [max(1, p.depth - 2) for p in POSITIONS]
@@ -78,3 +84,4 @@ def test_threads_option_runs_lazy_smp_and_says_so():
     text = runner.invoke(main, ["bench", "--depth-offset", "-4", "--threads", "2"])
     assert "2 threads (Lazy SMP" in text.output.splitlines()[0]
     assert runner.invoke(main, ["bench", "--threads", "0"]).exit_code != 0
+

@@ -22,7 +22,7 @@ import pytest
 
 from hiveai import book
 from hiveai.board import Board, Move
-from hiveai.book import Book, book_dir, book_move, book_path, entry_moves, lookup
+from hiveai.book import Book, Entry, StoredMove, book_dir, book_move, book_path, entry_moves, lookup, to_stored
 from hiveai.bookbuild import ALL_GAME_TYPES, BuildSettings, build, child_key
 
 SHIPPED = (*ALL_GAME_TYPES, "Critters")  # the books in openings/: every standard type and the variant
@@ -264,12 +264,20 @@ def test_loading_and_first_book_move_take_under_50_ms():
 
 
 def test_build_stopped_midway_resumes_and_loses_nothing(tmp_path):
-    whole = build(["Base"], tmp_path / "whole", SMALL, progress=False)
+    progress = []
+    whole = build(["Base"], tmp_path / "whole", SMALL, progress=lambda *p: progress.append(p))
     assert not whole.stopped
     expected = book_path("Base", tmp_path / "whole").read_text()
+    # Progress: each ply's searches counted from 0 to their total, plies in order, every search once.
+    labels = list(dict.fromkeys(label for label, _, _ in progress))
+    assert labels == [f"ply {i}" for i in range(len(labels))] and len(labels) > 1
+    for label in labels:
+        counts = [(done, total) for lb, done, total in progress if lb == label]
+        assert counts == [(i, counts[0][1]) for i in range(counts[0][1] + 1)]
+    assert len(progress) - len(labels) == whole.searched["Base"]
 
-    # Searches spread over workers (the tournament backend) finish in any order: same book.
-    build(["Base"], tmp_path / "parallel", SMALL, progress=False, concurrency=2)
+    # Searches spread over workers (hiveai.backend) finish in any order: same book.
+    build(["Base"], tmp_path / "parallel", SMALL, concurrency=2)
     assert book_path("Base", tmp_path / "parallel").read_text() == expected
 
     saved = []
@@ -279,24 +287,24 @@ def test_build_stopped_midway_resumes_and_loses_nothing(tmp_path):
         if len(saved) == 5:
             raise KeyboardInterrupt
 
-    part = build(["Base"], tmp_path / "part", SMALL, progress=False, on_entry=stop_after_five)
+    part = build(["Base"], tmp_path / "part", SMALL, on_entry=stop_after_five)
     assert part.stopped and part.searched["Base"] == 5
     on_disk = Book.read(book_path("Base", tmp_path / "part"))
     assert sorted(on_disk.get(k).to_line() for k in on_disk.keys()) == sorted(saved)
 
-    resumed = build(["Base"], tmp_path / "part", SMALL, progress=False)
+    resumed = build(["Base"], tmp_path / "part", SMALL)
     assert not resumed.stopped
     assert resumed.searched["Base"] == whole.searched["Base"] - 5  # nothing searched twice
     assert book_path("Base", tmp_path / "part").read_text() == expected
 
 
 def test_a_line_cut_short_by_a_kill_is_ignored_then_dropped(tmp_path):
-    build(["Base"], tmp_path, SMALL, progress=False, on_entry=_stop_at(3))
+    build(["Base"], tmp_path, SMALL, on_entry=_stop_at(3))
     path = book_path("Base", tmp_path)
     with open(path, "a") as f:
         f.write("0123456789abcdef\t2\twS1,0,")  # what a kill mid-write would leave
     assert len(Book.read(path)) == 3
-    report = build(["Base"], tmp_path, SMALL, progress=False)
+    report = build(["Base"], tmp_path, SMALL)
     assert not report.stopped
     assert all(Book.read(path).get(k) is not None for k in Book.read(path).keys())
     assert "0123456789abcdef" not in path.read_text()
@@ -320,7 +328,7 @@ def test_named_lines_and_records_become_book_moves(tmp_path, monkeypatch):
         "Base;BlackWins;White[3];wG1;bA1 /wG1;wQ \\wG1\n"  # the same two first plies, turned
     )
     settings = BuildSettings(plies=2, depth=2, multipv=1, width=(1,), named=True, margin=10**6, min_count=2)
-    build(["Base"], tmp_path, settings, records=records, progress=False)
+    build(["Base"], tmp_path, settings, records=records)
     monkeypatch.setenv(book.BOOK_DIR_ENV, str(tmp_path))
     book.clear_cache()
 
@@ -340,7 +348,7 @@ def test_named_lines_and_records_become_book_moves(tmp_path, monkeypatch):
 
 
 def test_cli_show_and_stats(tmp_path):
-    build(["Base"], tmp_path, SMALL, progress=False)
+    build(["Base"], tmp_path, SMALL)
     from click.testing import CliRunner
 
     from hiveai.cli import main
@@ -354,6 +362,24 @@ def test_cli_show_and_stats(tmp_path):
     stats = runner.invoke(main, ["book", "stats", "--dir", str(tmp_path)])
     assert stats.exit_code == 0, stats.output
     assert "Base" in stats.output
+
+
+def test_cli_shows_a_won_line_as_a_win_not_as_a_number(tmp_path):
+    """Book scores are search scores: a forced win is 'win in N', as analyse prints it."""
+    from click.testing import CliRunner
+
+    from hiveai.cli import main
+    from hiveai.score import WIN
+
+    board = Board("Base")
+    frame = frame_of(board.position_array)
+    move = board.legal_move_ints()[0]
+    book = Book(board.game_type)
+    book.put(Entry(frame.key, 0, [StoredMove(*to_stored(frame, move), 100, WIN - 3, 6)], []))
+    book_path("Base", tmp_path).write_text(book.text())
+    shown = CliRunner().invoke(main, ["book", "show", "--dir", str(tmp_path), "Base"])
+    assert shown.exit_code == 0, shown.output
+    assert "win in 2" in shown.output and "9999" not in shown.output
 
 
 # --- installation ----------------------------------------------------------------------------
@@ -393,3 +419,16 @@ def test_a_non_editable_install_finds_the_books(tmp_path):
                          env=env).stdout.split("\n")
     assert Path(out[0]).is_relative_to(venv), out  # the installed copy, not this checkout
     assert Path(out[1]).is_relative_to(venv), out
+
+
+def test_cli_build_draws_progress_and_reports(tmp_path):
+    from click.testing import CliRunner
+
+    from hiveai.cli import main
+
+    out = tmp_path / "books"
+    result = CliRunner().invoke(main, ["book", "build", "Base", "--out", str(out), "--plies", "2", "--depth", "1",
+                                       "--multipv", "1", "--width", "1", "--no-named"])
+    assert result.exit_code == 0, result.output
+    assert "ply 0" in result.output and "ply 1" in result.output  # one bar per ply, on stderr
+    assert "book build finished" in result.output and len(Book.read(book_path("Base", out))) == 2

@@ -28,12 +28,12 @@ from hiveai.search import (
     is_win_score,
     search,
 )
+from hiveai.score import WIN
 from hiveai.timeman import StopFlag, depth_limits, infinite_limits, time_limits
 from hiveai.tt import (
     EXACT,
     LOWER,
     UPPER,
-    WIN,
     entry_bound,
     entry_depth,
     entry_move,

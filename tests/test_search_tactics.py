@@ -34,7 +34,7 @@ import pytest
 
 from hiveai.board import Board
 from hiveai.bug import EXP_PILLBUG, KIND_FIRST, MOSQUITO, PIECES_PER_COLOUR, PILLBUG, kind_of
-from hiveai.evaluate import WIN
+from hiveai.score import WIN
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET
 from hiveai.movegen import MAX_MOVES, legal_moves, new_workspace
 from hiveai.position import (
@@ -217,7 +217,7 @@ def throwers(b: np.ndarray, mv: int) -> set[str]:
 
     ``"P"``: our pillbug, ``"M"``: our mosquito touching a pillbug; either must be
     uncovered, not moved last ply, and next to both the thrown piece and its
-    destination (uhp.md 3.4).
+    destination (docs/protocol-notes.md, "Movement").
     """
     me = side_to_move(b)
     src, dst = int(b[POS + piece_of(mv)]), mv & CELL_MASK

@@ -22,18 +22,28 @@ from pathlib import Path
 import click
 import pytest
 
+from hiveai.backend import make_backend
 from hiveai.board import Board
 from hiveai.bug import PIECE_NAMES
+from hiveai.cli import TournamentCommand, parse_sprt
+from hiveai.gamerecord import read_game
 from hiveai.position import TOP
 from hiveai.render import hive_coordinates
-from hiveai.gamerecord import read_game
 from hiveai.tournament import referee
-from hiveai.tournament.backend import make_backend
-from hiveai.tournament.cli_args import TournamentCommand, parse_sprt
 from hiveai.tournament.preflight import check_engine
 from hiveai.tournament.report import REPORT_FILE, replay_path
-from hiveai.tournament.runner import GAMES_FILE, STANDINGS_FILE, TournamentError, pgn_path, run
+from hiveai.tournament.runner import (
+    GAMES_FILE,
+    STANDINGS_FILE,
+    TournamentError,
+    _warnings,
+    load_records,
+    pgn_path,
+    run,
+)
 from hiveai.tournament.schedule import (
+    EngineSpec,
+    ScheduledGame,
     build_config,
     configure_engines,
     format_timespan,
@@ -55,6 +65,36 @@ MAX_PLIES = 80
 
 def fake(*flags: str) -> str:
     return " ".join(shlex.quote(a) for a in (sys.executable, str(FAKE), *flags))
+
+
+def fake_spec(name: str, *flags: str, options: tuple = (), go: str = "depth 1") -> EngineSpec:
+    return EngineSpec(name, (sys.executable, str(FAKE), *flags), options, go)
+
+
+def game_task(white: EngineSpec, black: EngineSpec, rules: referee.Rules, game_id: str = "g00000") -> referee.GameTask:
+    game = ScheduledGame(game_id, 0, 0, (white.name, black.name), white.name, black.name,
+                         "Base+MLP;NotStarted;White[1]")
+    return referee.GameTask(game, white, black, rules)
+
+
+def running(pid_file: Path) -> list[int]:
+    """The processes listed in ``pid_file`` that still exist (a zombie, killed but not reaped, counts)."""
+    alive = []
+    for pid in map(int, pid_file.read_text().split()):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        alive.append(pid)
+    return alive
+
+
+def wait_gone(pid_file: Path, seconds: float = 10.0) -> list[int]:
+    """``running(pid_file)`` once it is empty, or after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while running(pid_file) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return running(pid_file)
 
 
 def config(engines: list[str], **kw):
@@ -191,6 +231,65 @@ def test_local_backend_streams_results_and_pulls_items_lazily():
         make_backend(cluster="slurm")
 
 
+class _FakeRay:
+    """The few calls RayBackend makes, run in this process: tests our streaming and set-up
+    around Ray without starting it (the slow tests below run real Ray)."""
+
+    class Ref:
+        def __init__(self, value):
+            self.value = value
+
+    def __init__(self) -> None:
+        self.initialized = False
+        self.inits: list[dict] = []
+
+    def is_initialized(self) -> bool:
+        return self.initialized
+
+    def init(self, **kwargs) -> None:
+        self.initialized = True
+        self.inits.append(kwargs)
+
+    def shutdown(self) -> None:
+        self.initialized = False
+
+    def cluster_resources(self) -> dict:
+        return {"CPU": 3.0}
+
+    def remote(self, num_cpus: int):
+        assert num_cpus == 1
+
+        def task(fn):
+            return type("Task", (), {"remote": staticmethod(lambda *args: _FakeRay.Ref(fn(*args)))})
+
+        return task
+
+    def wait(self, refs: list, num_returns: int) -> tuple[list, list]:
+        return refs[:num_returns], refs[num_returns:]
+
+    def get(self, ref):
+        return ref.value
+
+
+def test_ray_backend_streams_results_and_owns_only_the_instance_it_starts(monkeypatch):
+    fake_ray = _FakeRay()
+    monkeypatch.setitem(sys.modules, "ray", fake_ray)
+    with make_backend(cluster="ray") as backend:
+        assert backend.slots == 3  # one task per cluster CPU
+        assert sorted(backend.imap_unordered(_square, range(7))) == [i * i for i in range(7)]
+    assert fake_ray.inits == [{"address": "local", "include_dashboard": False}] and not fake_ray.initialized
+    with make_backend(concurrency=2, cluster="ray:auto") as backend:
+        assert backend.slots == 2 and fake_ray.inits[-1] == {"address": "auto"}
+    fake_ray.initialized = True  # a caller's own Ray instance: joined, left running
+    make_backend(cluster="ray").close()
+    assert fake_ray.initialized and len(fake_ray.inits) == 2
+    monkeypatch.setitem(sys.modules, "ray", None)  # not installed
+    with pytest.raises(RuntimeError, match=r"pip install 'hiveai\[cluster\]'"):
+        make_backend(cluster="ray")
+    with pytest.raises(ValueError, match="concurrency must be at least 1"):
+        make_backend(concurrency=0)
+
+
 # --- refereeing -------------------------------------------------------------------
 
 
@@ -202,12 +301,13 @@ def test_every_forfeit_is_recorded_with_its_reason(tmp_path):
         "hang": (fake("--hang-at", "8"), referee.HANG),
         "garbage": (fake("--garbage-at", "10"), referee.GARBAGE),
         "slow": (fake("--slow", "1.0"), referee.TIME_FORFEIT),
+        "erring": (fake("--err-at", "6"), referee.ENGINE_ERROR),
     }
     # Timed moves for the two clock tests: "hang" hangs after 1 s + 1 s; "slow" answers after 1.0 s, past
     # 0.5 s * 1.1 + 0.1 s but before its hang time (1.5 s). Everyone else has the default depth-mode
     # hang timeout, so a busy machine cannot turn a slow start of hiveai into a forfeit.
     cfg = config([f"hiveai={HIVEAI}"] + [f"{n}={c}" for n, (c, _) in engines.items()]
-                 + ["liar=" + fake("--false-win-at", "7"), "drawer=" + fake("--draw-at", "10")],
+                 + ["liar=" + fake("--false-win-at", "7")],
                  gauntlet=True, options=["crash:Style=sharp"],
                  go=["slow:time 00:00:00.5", "hang:time 00:00:01"])
     out = tmp_path / "t"
@@ -228,20 +328,19 @@ def test_every_forfeit_is_recorded_with_its_reason(tmp_path):
     for r in by_opponent["crash"]:
         assert "exited with code 3 during 'bestmove depth 1'" in r["detail"] and r["plies"] >= 12
         assert "crash > options set Style sharp" in (out / "logs" / f"{r['id']}.log").read_text()
-    # A false result is flagged and the game goes on; a declared draw is honoured.
+    for r in by_opponent["erring"]:
+        assert "answered 'err Something went wrong in the engine.'" in r["detail"] and r["plies"] >= 6
+    # A false result is flagged and the game goes on (draw claims: test_draw_claims_...).
     for r in by_opponent["liar"]:
         assert r["forfeit"] is None and r["plies"] > 7
         assert any("liar declared WhiteWins" in f for f in r["flags"])
-    for r in by_opponent["drawer"]:
-        assert (r["result"], r["reason"], r["forfeit"]) == ("Draw", referee.ENGINE_DRAW, None)
-        assert r["plies"] == 10 and "drawer declared a draw" in r["flags"][0]
     # Records: games.jsonl, PGN that reads back, engine logs, standings.
     lines = (out / GAMES_FILE).read_text().splitlines()
     assert sorted(json.loads(x)["id"] for x in lines) == sorted(r["id"] for r in records)
     check_saved_games(out, records)
     standings = (out / STANDINGS_FILE).read_text()
-    assert "Forfeits: crash crash 2, garbage unparseable output 2, hang hang 2, illegal illegal move 2, " \
-           "slow time forfeit 2" in standings
+    assert "Forfeits: crash crash 2, erring engine error 2, garbage unparseable output 2, hang hang 2, " \
+           "illegal illegal move 2, slow time forfeit 2" in standings
     assert standings in screen
     assert "hiveai" in standings.splitlines()[2]  # ranked first
 
@@ -250,6 +349,66 @@ def test_an_engine_that_cannot_start_stops_the_tournament_early(tmp_path):
     cfg = config(["a=" + fake(), "b=/nonexistent/engine --flag"])
     with pytest.raises(TournamentError, match=r"engine b \(/nonexistent/engine --flag\) cannot play: crash"):
         play(cfg, tmp_path / "t")
+
+
+def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
+    """An engine that hangs at start-up or rejects an option loses, and its process is gone:
+    killed and reaped at once, so it cannot spin on a core for the rest of the tournament."""
+    pids = tmp_path / "pids"
+    ok, ok2 = fake_spec("ok", "--pid-file", str(pids)), fake_spec("ok2", "--pid-file", str(pids))
+    mute = fake_spec("mute", "--hang-at-start", "--pid-file", str(pids))
+    picky = fake_spec("picky", "--no-options", "--pid-file", str(pids), options=(("Style", "sharp"),))
+    try:
+        # The good engines start once (loading hiveai takes seconds on a busy machine) and stay in
+        # this thread's pool, as between the games of a tournament; then only the mute one must start
+        # within a short set-up time (it writes its pid before anything else).
+        referee.play_game(game_task(ok, ok2, referee.Rules(max_plies=2)))
+        hung = referee.play_game(game_task(ok, mute, referee.Rules(max_plies=2, setup_timeout=2.0)))
+        assert (hung["forfeit"], hung["reason"], hung["winner"]) == ("mute", referee.HANG, "ok")
+        assert hung["detail"] == "no 'ok' within 2.0 s of 'start-up'"
+        rejected = referee.play_game(game_task(picky, ok2, referee.Rules(max_plies=2)))
+        assert (rejected["forfeit"], rejected["reason"], rejected["winner"]) == ("picky", referee.ENGINE_ERROR, "ok2")
+        assert rejected["detail"] == "option Style=sharp rejected: err Unknown option Style"
+        assert len(pids.read_text().split()) == 4
+        assert sorted(running(pids)) == sorted(e.proc.pid for e in referee._POOL.engines.values())  # ok, ok2
+    finally:
+        referee.close_all()
+    assert wait_gone(pids) == []
+
+
+def test_a_tournament_with_an_engine_that_hangs_at_start_up_leaves_no_process(tmp_path, monkeypatch):
+    from hiveai.tournament import preflight
+
+    monkeypatch.setattr(preflight, "PROBE_TIMEOUT", 2.0)  # the check's patience (900 s: cold numba caches)
+    pids = tmp_path / "pids"
+    cfg = config(["a=" + fake("--pid-file", str(pids)), "b=" + fake("--hang-at-start", "--pid-file", str(pids))])
+    with pytest.raises(TournamentError, match=r"engine b \(.*\) cannot play: hang: no 'ok' within 2.0 s of 'start-up'"):
+        play(cfg, tmp_path / "t")
+    assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
+
+
+def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path):
+    """A true claim (the position did occur three times) ends the game as a draw, even with
+    repetition adjudication off; a false one is flagged once and the game goes on."""
+    rules = referee.Rules(max_plies=60, repetition=False, fresh_engines=True)
+    tasks = [game_task(fake_spec("claimer", "--shuffle", "--claim-repetition"), fake_spec("shuffler", "--shuffle"),
+                       rules, "g00000"),
+             game_task(fake_spec("liar", "--draw-at", "6"), fake_spec("other"), rules, "g00001")]
+    with make_backend(concurrency=2) as backend:
+        records = {r["id"]: r for r in backend.imap_unordered(referee.play_game, tasks)}
+    true, false = records["g00000"], records["g00001"]
+    assert (true["result"], true["reason"], true["forfeit"]) == ("Draw", referee.ENGINE_DRAW, None)
+    board = Board.from_game_string(true["game_string"])
+    history = [board.zobrist]
+    while board.ply > 0:  # the final position really occurred three times
+        board.pop()
+        history.append(board.zobrist)
+    assert history.count(history[0]) == 3
+    assert true["flags"] == [f"claimer declared a draw after ply {true['plies']}; honoured: the position occurred "
+                             "3 times"]
+    assert false["reason"] != referee.ENGINE_DRAW and false["plies"] > 6
+    assert false["flags"] == ["liar declared a draw after ply 6; rejected: the position occurred 1 time, "
+                              "the game goes on"]
 
 
 # --- the check before the games ----------------------------------------------------
@@ -334,6 +493,17 @@ def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_pa
     path.write_text(path.read_text().splitlines()[0] + "\n" + '{"id": "g00001", "whi')
     again, _ = play(cfg, out, resume=True)
     assert essence(again) == essence(records) and path.read_text().count("\n") == 2
+    # --resume writes again every PGN that is missing, empty, cut short or of another game.
+    pgns = [pgn_path(out, r) for r in records]
+    good = [p.read_text() for p in pgns]
+    pgns[0].unlink()
+    pgns[1].write_text("")
+    again, _ = play(cfg, out, resume=True)
+    assert [p.read_text() for p in pgns] == good
+    pgns[0].write_text(good[0][: len(good[0]) // 2])
+    pgns[1].write_text(good[0])
+    play(cfg, out, resume=True)
+    assert [p.read_text() for p in pgns] == good
     path.write_text("not json\n" + path.read_text())
     with pytest.raises(TournamentError, match=rf"{GAMES_FILE}:1: not a game of this tournament"):
         play(cfg, out, resume=True)
@@ -367,6 +537,35 @@ def check_report(out: Path, records: list[dict]) -> None:
         assert f'href="../{REPORT_FILE}"' in page and f'href="../{pgn_path(Path(), r).as_posix()}"' in page
 
 
+def test_bad_records_are_named_and_fairness_warnings(tmp_path):
+    cfg = config(["a=" + fake(), "b=" + fake()], games=2)
+    schedule = {g.id: g for g in cfg.schedule()}
+    g0, g1 = list(schedule.values())
+    line = {"id": g0.id, "white": g0.white, "black": g0.black, "opening": g0.opening}
+    path = tmp_path / GAMES_FILE
+    for lines, error in [([line, {**line, "white": "b"}], r":2: game g00000 does not match the schedule"),
+                         ([line, line], r":2: game g00000 is recorded twice"),
+                         ([{**line, "id": "g99999"}], r":1: not a game of this tournament's schedule")]:
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        with pytest.raises(TournamentError, match=error):
+            load_records(path, schedule)
+    path.write_text(json.dumps(line) + "\n\n" + json.dumps({**line, "id": g1.id, "white": g1.white,
+                                                              "black": g1.black}) + "\n")
+    assert [r["id"] for r in load_records(path, schedule)] == [g0.id, g1.id]  # blank lines are skipped
+    out = tmp_path / "t"
+    out.mkdir()
+    (out / GAMES_FILE).write_text(json.dumps(line) + "\n")
+    with pytest.raises(TournamentError, match="exists without tournament.json"):
+        play(cfg, out)
+
+    timed = config(["a=" + fake(), "b=" + fake()], go=["a:time 00:00:01"])
+    cores = os.cpu_count() or 1
+    assert _warnings(cfg, cores, None) == [] and _warnings(cfg, 2, "ray") == []
+    assert "fine for depth limits" in _warnings(cfg, cores + 1, None)[0]
+    assert "time-based results (a) are only fair with one game per core" in _warnings(timed, cores + 1, None)[0]
+    assert "each game is a Ray task needing one CPU" in _warnings(timed, 4, "ray")[0]
+
+
 def _cli(out: Path, *extra: str) -> subprocess.Popen:
     args = [sys.executable, "-m", "hiveai", "tournament", "--engine", f"d1={HIVEAI}", "--option", f"d1:{NO_BOOK}",
             "--engine", "f=" + fake(), "--depth", "1", "--game-type", "Base+MLP", "--games", "12",
@@ -375,6 +574,7 @@ def _cli(out: Path, *extra: str) -> subprocess.Popen:
                             start_new_session=True, cwd=REPO)
 
 
+@pytest.mark.slow  # 24 games of hiveai in subprocesses; resume itself is tested above
 def test_killed_and_resumed_equals_uninterrupted(tmp_path):
     """SIGKILL (runner and engines) midway, --resume: every game once, same standings."""
     killed = tmp_path / "killed"
@@ -415,8 +615,17 @@ def test_killed_and_resumed_equals_uninterrupted(tmp_path):
 # --- Ray ----------------------------------------------------------------------------
 
 
-def test_ray_cluster_plays_the_same_games_as_local_play(tmp_path):
-    pytest.importorskip("ray", reason="Ray is the optional 'cluster' extra")
+@pytest.fixture(scope="module")
+def ray_instance():
+    """One local Ray instance for the Ray tests (starting one takes seconds)."""
+    ray = pytest.importorskip("ray", reason="Ray is the optional 'cluster' extra")
+    ray.init(address="local", include_dashboard=False)
+    yield ray
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_ray_cluster_plays_the_same_games_as_local_play(tmp_path, ray_instance):
     cfg = config([f"d1={HIVEAI}", "f=" + fake()], games=4, seed=3)
     local, _ = play(cfg, tmp_path / "local", concurrency=2)
     remote, screen = play(cfg, tmp_path / "ray", cluster="ray")
@@ -425,12 +634,26 @@ def test_ray_cluster_plays_the_same_games_as_local_play(tmp_path):
     check_saved_games(tmp_path / "ray", remote)
 
 
+@pytest.mark.slow
+def test_an_engine_that_hangs_at_start_up_on_a_ray_worker_is_reaped(tmp_path, ray_instance):
+    """The tournament's path for a game on Ray (a task running play_game on a worker): the engine
+    that never starts loses, and the worker leaves no process behind."""
+    pids = tmp_path / "pids"
+    rules = referee.Rules(max_plies=20, fresh_engines=True, setup_timeout=2.0)  # fresh: as a Ray run is
+    task = game_task(fake_spec("ok", "--pid-file", str(pids)),
+                     fake_spec("mute", "--hang-at-start", "--pid-file", str(pids)), rules)
+    with make_backend(cluster="ray") as backend:
+        [record] = backend.imap_unordered(referee.play_game, [task])
+    assert (record["forfeit"], record["reason"]) == ("mute", referee.HANG)
+    assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
+
+
 # --- SPRT ---------------------------------------------------------------------------
 
 
 def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
-    # Deterministic and identical: each pair is one win for each colour, so the score is exactly 50 %.
-    cfg = config([f"a={HIVEAI}", f"b={HIVEAI}"], games=40, sprt=[0, 100, 0.05, 0.05], max_plies=40)
+    # Deterministic and identical: each pair is one result for each colour, so the score is exactly 50 %.
+    cfg = config(["a=" + fake(), "b=" + fake()], games=40, sprt=[0, 100, 0.05, 0.05], max_plies=40)
     records, screen = play(cfg, tmp_path / "t", concurrency=2)
     assert "pairs: H0 accepted" in screen and "LLR -2.95 (-2.94, 2.94) after 9 pairs" in screen
     assert 18 <= len(records) <= 18 + 2  # stopped at the decision; games already running are kept
@@ -444,6 +667,7 @@ def test_sprt_against_a_much_weaker_engine_accepts_h1(tmp_path):
     assert len(records) < 60
 
 
+@pytest.mark.slow  # up to 200 games of real search; the SPRT's maths is in test_stats.py
 def test_sprt_depth_3_against_depth_1_accepts_h1(tmp_path):
     cfg = config([f"d3={HIVEAI}", f"d1={HIVEAI}"], go=["d3:depth 3", "d1:depth 1"], depth=None, games=200,
                  sprt=[0, 100, 0.05, 0.05], max_plies=120)

@@ -1,4 +1,4 @@
-"""uhp.md section 6, the conformance checklist, against a real ``hiveai`` process.
+"""The conformance checklist (docs/protocol-notes.md, section 3) against a real ``hiveai`` process.
 
 Each test names the checklist item it covers. Item 9 (perft parity) lives in
 the perft tests and item 29 (responsiveness) in ``tools/bench_uhp.py``.
@@ -330,7 +330,7 @@ def test_13_input_leniency(engine):
 
 
 def check_canonical(o: Oracle, move: str) -> None:
-    """uhp.md 6 item 14 for one emitted MoveString."""
+    """Checklist item 14 for one emitted MoveString."""
     assert CANONICAL_MOVE.match(move), move
     parts = move.split(" ")
     if len(parts) == 2:
@@ -627,3 +627,45 @@ def test_28_crlf_input(engine):
     engine.send("info", end="\r\n")
     assert engine.reply() == engine.banner
     assert played[0].startswith("Base+MLP;InProgress;Black[5]")
+
+
+class _InputEndingDuringBareSearch:
+    """stdin for an in-process server: the given lines, then the end of input at the worst
+    moment for a bare bestmove, just after it has started thinking (or before it is read)."""
+
+    def __init__(self, server, lines: list[str], early: bool) -> None:
+        self.server, self.lines, self.early = server, list(lines), early
+
+    def readline(self) -> str:
+        if self.lines:
+            return self.lines.pop(0)
+        if not self.early:
+            deadline = time.monotonic() + 30
+            while not self.server.searching_infinite and time.monotonic() < deadline:
+                time.sleep(0.001)
+        return ""
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_26_bare_bestmove_thinks_the_same_however_eof_interleaves(warm_cache, early):
+    """The end of input arriving just as a bare bestmove starts must not cut it short: both
+    interleavings think EOF_THINK_SECONDS from the command (a lower bound, so a slow machine
+    cannot fail it) and report their iterations."""
+    import io
+
+    from hiveai.uhp import EOF_THINK_SECONDS, UhpServer
+
+    out = io.StringIO()
+    server = UhpServer(out)
+    lines = [f"newgame {MIDGAME}\n", "options set UseBook False\n", "options set ReportIntermediateBestMoves True\n",
+             "bestmove\n"]
+    if early:  # the reader sees the end of input before the main thread reads the command
+        server.input_closed = True
+    start = time.monotonic()
+    assert server.serve(_InputEndingDuringBareSearch(server, lines, early)) == 0
+    assert time.monotonic() - start >= EOF_THINK_SECONDS
+    reply = out.getvalue().splitlines()
+    answer = reply[reply.index("ReportIntermediateBestMoves;bool;True;False") + 2:]
+    iterations = [int(line.split(";")[1]) for line in answer[:-2]]
+    assert iterations and iterations[0] == 1 and iterations == list(range(1, len(iterations) + 1)), answer
+    assert answer[-1] == "ok" and ";" not in answer[-2]

@@ -29,7 +29,7 @@ def towards_queens(ply: int) -> float:
 
 
 def check_rules(o: Oracle, moves: list[str]) -> None:
-    """validmoves against the oracle's partial rules (uhp.md 3.5, 3.6)."""
+    """validmoves against the oracle's partial rules (docs/protocol-notes.md, "Movement")."""
     dests: dict[str, set] = {}
     for mv in moves:
         assert CANONICAL_MOVE.match(mv), mv

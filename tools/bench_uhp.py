@@ -3,7 +3,7 @@
     python tools/bench_uhp.py [--runs N] [--positions N]
 
 * banner: time from spawning ``python -m hiveai`` to the ``ok`` of its info block.
-* bot bridge (hive-hydra's pattern, uhp.md 4.9): spawn, write
+* bot bridge (hive-hydra's pattern, docs/protocol-notes.md "Bot bridges"): spawn, write
   ``newgame <GameString>`` and ``bestmove depth 1``, close stdin, wait for the
   exit. Measured after a warm-up run, so numba's cache is warm.
 * validmoves: round trip of ``validmoves`` over the pipe on mid-game Base+MLP

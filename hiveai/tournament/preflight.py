@@ -106,6 +106,7 @@ def check_engine(spec: EngineSpec, game_type: str) -> tuple[Rejection | None, li
             return None, notes + [f"warning: {spec.name}: '{command}' answered nothing before the first game"]
         return None, notes
     except EngineFailure as e:
+        engine.kill()  # it failed to start or to begin a game: a hung engine would not answer "exit" anyway
         e.detail = f"{e.detail}\n--- engine transcript ---\n{log.text()}"
         raise
     finally:

@@ -6,29 +6,39 @@ command can wait for its ``ok`` with a deadline instead of hanging.
 
 :func:`play_game` is the referee. hiveai's own rules core keeps the game:
 every move an engine sends is checked before it is passed on to both engines
-(``play``/``pass``), and the referee alone decides the result. A game is lost
-by the engine that
+(``play``/``pass``), and results come from the referee's board, never from
+what an engine declares (the one exception, a draw claim, is below). A game
+is lost by the engine that
 
 * crashes (its process exits or closes its pipes),
 * hangs: no ``ok`` within the move budget plus max(1 s, half the budget)
   in time mode (``bestmove time``), or within ``hang_timeout`` (default
-  60 s) for any other limit such as ``depth``,
+  60 s) for any other limit such as ``depth``; or no start-up banner,
+  option reply or ``newgame`` reply within ``setup_timeout`` (60 s),
 * oversteps its clock: a ``bestmove time T`` answer that took longer than
   T * (1 + 10 %) + 100 ms (both tolerances are settings),
 * answers with an illegal move, with output that is no move at all, with
-  ``err``, or rejects (``invalidmove``/``err``) a legal move it is told to play.
+  ``err``, rejects (``invalidmove``/``err``) a legal move it is told to play,
+  or rejects one of its options.
 
 Draws are adjudicated at ``max_plies`` plies (opening included; 0 = never)
 and at the third occurrence of a position (same pieces, side to move and
 stunned piece: the Zobrist key), unless repetition is switched off. An engine
-that answers a ``play`` with a ``Draw`` state (nokamute declares threefold
-repetition itself) is honoured: the game is drawn. An engine whose declared
-state otherwise differs from the referee's is flagged in the game's record
-and log, and the referee's verdict stands.
+may also declare the game drawn in its reply to a ``play`` (nokamute declares
+threefold repetition itself): the referee checks the claim against its own
+count of the position, opening included. A true claim ends the game as a
+draw, even with repetition adjudication off. A false claim is flagged in the
+game's record and log and the game goes on; if the claimant then refuses to
+move, that is its forfeit like any other ``err``. Any other declared state
+that differs from the referee's is flagged the same way, and the referee's
+verdict stands.
 
 Engines are kept running between the games a worker thread plays (``newgame``
 starts each game) unless ``fresh_engines`` is set; an engine that failed is
-killed and started again, options and all, for its next game.
+killed and started again, options and all, for its next game. An engine that
+fails to start (no banner, a rejected option) is killed and reaped at once,
+so it cannot keep a core busy for the rest of the tournament, wherever the
+game runs (this thread, a pool worker or a Ray worker).
 """
 
 from __future__ import annotations
@@ -42,8 +52,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from hiveai.board import Board
-from hiveai.errors import IllegalMoveError, MoveStringError
-from hiveai.notation import STATES
+from hiveai.errors import GameStringError, IllegalMoveError, MoveStringError
+from hiveai.notation import FINISHED, read_game_string
 from hiveai.text import plural
 from hiveai.timeman import parse_timespan
 from hiveai.tournament.limits import (
@@ -57,25 +67,21 @@ from hiveai.tournament.limits import (
     TIME_TOLERANCE,
     TIME_TOLERANCE_MS,
 )
+from hiveai.tournament.results import (  # noqa: F401 - why a game ends; FORFEITS for the referee's users
+    BOTH_SURROUNDED,
+    CRASH,
+    ENGINE_DRAW,
+    ENGINE_ERROR,
+    FORFEITS,
+    GARBAGE,
+    HANG,
+    ILLEGAL_MOVE,
+    MAX_PLIES_REACHED,
+    QUEEN_SURROUNDED,
+    REPETITION,
+    TIME_FORFEIT,
+)
 from hiveai.tournament.schedule import EngineSpec, ScheduledGame
-
-# --- why a game ended (the "reason" of games.jsonl) --------------------------------
-QUEEN_SURROUNDED = "queen surrounded"
-BOTH_SURROUNDED = "both queens surrounded"
-REPETITION = "threefold repetition"
-MAX_PLIES_REACHED = "max plies"
-ENGINE_DRAW = "draw declared by engine"
-# Forfeits: the engine named in "forfeit" loses.
-CRASH = "crash"
-HANG = "hang"
-TIME_FORFEIT = "time forfeit"
-ILLEGAL_MOVE = "illegal move"
-GARBAGE = "unparseable output"
-ENGINE_ERROR = "engine error"
-FORFEITS = (CRASH, HANG, TIME_FORFEIT, ILLEGAL_MOVE, GARBAGE, ENGINE_ERROR)
-
-_FINISHED = {"WhiteWins", "BlackWins", "Draw"}
-_STATES_LOWER = {s.lower(): s for s in STATES}
 
 
 class EngineFailure(Exception):
@@ -158,7 +164,7 @@ class EngineProcess:
         how = f"exited with code {code}" if code is not None else "closed its output"
         return EngineFailure(CRASH, f"{how} during '{during}'")
 
-    def handshake(self, timeout: float = SETUP_TIMEOUT) -> list[str]:
+    def handshake(self, timeout: float) -> list[str]:
         """Read the start-up banner and set the spec's options; returns the banner.
 
         A hiveai engine (its ``id`` line says ``id hiveai``) is first set to
@@ -251,15 +257,23 @@ class _Pool(threading.local):
 _POOL = _Pool()
 
 
-def _start(spec: EngineSpec, log: GameLog, keep: bool) -> EngineProcess:
-    """This thread's running engine for ``spec``, or a new one (handshake done)."""
+def _start(spec: EngineSpec, log: GameLog, keep: bool, timeout: float) -> EngineProcess:
+    """This thread's running engine for ``spec``, or a new one (handshake done).
+
+    A new engine that fails its handshake (hangs at start-up, rejects an
+    option) is killed and reaped before the failure is raised.
+    """
     engine = _POOL.engines.pop(spec.name, None)
     if engine is not None and (engine.spec != spec or not engine.alive()):
         engine.kill()
         engine = None
     if engine is None:
         engine = EngineProcess(spec, log)
-        engine.handshake()
+        try:
+            engine.handshake(timeout)
+        except BaseException:  # EngineFailure, or Ctrl-C during the wait
+            engine.kill()
+            raise
     engine.log = log
     if keep:
         _POOL.engines[spec.name] = engine
@@ -279,6 +293,7 @@ class Rules:
     time_tolerance_ms: float = TIME_TOLERANCE_MS
     hang_timeout: float = DEPTH_HANG_TIMEOUT
     fresh_engines: bool = False
+    setup_timeout: float = SETUP_TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -345,16 +360,16 @@ class _Game:
     # -- phases -------------------------------------------------------------
 
     def setup(self) -> None:
-        keep = not self.task.rules.fresh_engines
+        rules = self.task.rules
         opening = self.task.game.opening
         newgame = "newgame " + (opening if self.board.ply else self.board.game_type_string)
         for side in (0, 1):
             try:
-                self.engines[side] = _start(self.specs[side], self.log, keep)
+                self.engines[side] = _start(self.specs[side], self.log, not rules.fresh_engines, rules.setup_timeout)
             except EngineFailure as e:
                 e.side = side
                 raise
-            lines, _ = self.ask(side, newgame, SETUP_TIMEOUT)
+            lines, _ = self.ask(side, newgame, rules.setup_timeout)
             self.check_game_string(side, lines, newgame)
 
     def adjudicate(self) -> tuple[str, str, str] | None:
@@ -399,7 +414,7 @@ class _Game:
         return str(move)
 
     def tell(self, move_string: str) -> tuple[str, str, str] | None:
-        """Pass the move to both engines (mover first); an engine's Draw ends the game."""
+        """Pass the move to both engines (mover first); a true draw claim ends the game."""
         line = "pass" if move_string == "pass" else f"play {move_string}"
         mover = 1 - self.board.turn
         outcome = None
@@ -408,9 +423,8 @@ class _Game:
             state = self.check_game_string(side, lines, line)
             name = self.specs[side].name
             referee_state = self.board.state
-            if state == "Draw" and referee_state not in _FINISHED:
-                self.flag(f"{name} declared a draw after ply {self.board.ply}; honoured")
-                outcome = outcome or ("Draw", ENGINE_DRAW, f"{name} declared a draw after ply {self.board.ply}")
+            if state == "Draw" and referee_state not in FINISHED:
+                outcome = outcome or self.draw_claim(side)
             elif state != referee_state and {state, referee_state} != {"NotStarted", "InProgress"}:
                 if (side, state, referee_state) not in self.disagreements:  # once per kind, not every ply
                     self.disagreements.add((side, state, referee_state))
@@ -418,19 +432,32 @@ class _Game:
                               f"the referee says {referee_state}")
         return outcome
 
+    def draw_claim(self, side: int) -> tuple[str, str, str] | None:
+        """An engine declared a draw: the outcome if the referee's repetition count confirms it, else None."""
+        name, ply = self.specs[side].name, self.board.ply
+        count = self.seen[self.board.zobrist]
+        if count >= 3:
+            self.flag(f"{name} declared a draw after ply {ply}; honoured: the position occurred {count} times")
+            return "Draw", ENGINE_DRAW, f"{name} declared a draw by repetition after ply {ply}"
+        if (side, "Draw", "claim") not in self.disagreements:  # once per engine, not every ply
+            self.disagreements.add((side, "Draw", "claim"))
+            self.flag(f"{name} declared a draw after ply {ply}; rejected: the position occurred "
+                      f"{plural(count, 'time')}, the game goes on")
+        return None
+
     def check_game_string(self, side: int, lines: list[str], command: str) -> str:
         """The state an engine's GameString reply declares; errors and nonsense lose."""
         first = lines[0].strip() if lines else ""
         if first.startswith(("err", "invalidmove")):
             raise self.fail(side, ENGINE_ERROR, f"'{command}' answered {first!r}")
-        fields = [f.strip() for f in first.split(";")]
-        state = _STATES_LOWER.get(fields[1].lower()) if len(fields) >= 3 else None
-        if state is None:
-            raise self.fail(side, GARBAGE, f"'{command}' answered {first!r}, not a GameString")
-        if len(fields) - 3 != self.board.ply:
-            raise self.fail(side, ENGINE_ERROR, f"after '{command}' the engine's game has {len(fields) - 3} "
+        try:
+            fields = read_game_string(first)
+        except GameStringError:
+            raise self.fail(side, GARBAGE, f"'{command}' answered {first!r}, not a GameString") from None
+        if len(fields.moves) != self.board.ply:
+            raise self.fail(side, ENGINE_ERROR, f"after '{command}' the engine's game has {len(fields.moves)} "
                                                 f"plies, the referee's {self.board.ply}")
-        return state
+        return fields.state
 
     def fail(self, side: int, reason: str, detail: str) -> EngineFailure:
         e = EngineFailure(reason, detail)

@@ -31,9 +31,11 @@ import time
 from pathlib import Path
 from typing import Iterator, TextIO
 
-from hiveai.gamerecord import GameRecord
+from hiveai.durable import append_line, complete_lines, replace_atomically, trim_partial_line
+from hiveai.gamerecord import GameRecord, GameRecordError, read_game
+from hiveai.notation import read_game_string
 from hiveai.text import plural
-from hiveai.tournament.backend import make_backend
+from hiveai.backend import make_backend
 from hiveai.tournament.preflight import check_engines, setup_failure
 from hiveai.tournament.referee import GameTask, Rules, close_all, move_budget, play_game
 from hiveai.tournament.report import REPLAY_DIR, REPORT_FILE, replay_html, replay_path, report_html
@@ -62,19 +64,9 @@ def load_records(path: Path, schedule: dict[str, ScheduledGame]) -> list[dict]:
     dropped and cut from the file, so the next append starts a clean line.
     Any other bad line is an error naming it.
     """
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    keep = len(data)
-    if data and not data.endswith(b"\n"):
-        keep = data.rfind(b"\n") + 1
-        with open(path, "r+b") as f:
-            f.truncate(keep)
-            f.flush()
-            os.fsync(f.fileno())
     records: list[dict] = []
     seen: set[str] = set()
-    for no, line in enumerate(data[:keep].decode("utf-8").splitlines(), 1):
+    for no, line in enumerate(complete_lines(trim_partial_line(path).decode("utf-8")), 1):
         if not line.strip():
             continue
         try:
@@ -93,17 +85,7 @@ def load_records(path: Path, schedule: dict[str, ScheduledGame]) -> list[dict]:
 
 def append_record(path: Path, record: dict) -> None:
     """Append one game's line and make it durable before going on."""
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(record) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write a file whole or not at all (a reader never sees half of it)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    append_line(path, json.dumps(record))
 
 
 def pgn_path(out: Path, record: dict) -> Path:
@@ -112,7 +94,7 @@ def pgn_path(out: Path, record: dict) -> Path:
 
 def game_record(record: dict, config: TournamentConfig) -> GameRecord:
     """The PGN-able record of a finished game."""
-    fields = record["game_string"].split(";")
+    fields = read_game_string(record["game_string"])
     tags = {
         "Date": datetime.date.today().strftime("%Y.%m.%d"),
         "Event": "hiveai tournament",
@@ -123,7 +105,16 @@ def game_record(record: dict, config: TournamentConfig) -> GameRecord:
         "Termination": f"{record['reason']}: {record['detail']}",
         "OpeningPlies": str(record["opening_plies"]),
     }
-    return GameRecord(fields[0], fields[3:], record["result"], tags)
+    return GameRecord(fields.game_type, fields.moves, record["result"], tags)
+
+
+def _pgn_is_sound(path: Path, expected: GameRecord) -> bool:
+    """Whether ``path`` exists, is not empty and reads back as the game ``expected``."""
+    try:
+        saved = read_game(path)
+    except GameRecordError:  # missing, empty, cut short, not text, not a game
+        return False
+    return (saved.game_type, saved.moves, saved.result) == (expected.game_type, expected.moves, expected.result)
 
 
 # --- the run ---------------------------------------------------------------------
@@ -185,7 +176,7 @@ def _save(config: TournamentConfig, out: Path, new: bool) -> None:
     (out / LOG_DIR).mkdir(exist_ok=True)
     (out / REPLAY_DIR).mkdir(exist_ok=True)
     if new:
-        _replace(out / CONFIG_FILE, json.dumps(config.to_json(), indent=1) + "\n")
+        replace_atomically(out / CONFIG_FILE, json.dumps(config.to_json(), indent=1) + "\n")
 
 
 def _warnings(config: TournamentConfig, slots: int, cluster: str | None) -> list[str]:
@@ -222,11 +213,12 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
     by_id = {g.id: g for g in schedule}
     games_path = out / GAMES_FILE
     records = load_records(games_path, by_id)
-    for r in records:  # a kill between a PGN and its line: write what is missing
-        if not pgn_path(out, r).exists():
-            _replace(pgn_path(out, r), game_record(r, config).to_pgn())
+    for r in records:  # a kill between a PGN and its line, or a damaged PGN: write it again
+        pgn = game_record(r, config)
+        if not _pgn_is_sound(pgn_path(out, r), pgn):
+            replace_atomically(pgn_path(out, r), pgn.to_pgn())
         if not replay_path(out, r).exists():
-            _replace(replay_path(out, r), replay_html(r, config.game_type))
+            replace_atomically(replay_path(out, r), replay_html(r, config.game_type))
     done = {r["id"] for r in records}
     todo = [g for g in schedule if g.id not in done]
     sprt = Sprt(*config.sprt) if config.sprt else None
@@ -275,12 +267,12 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
                 if rejection is not None:  # a forfeit made by the set-up is no result: stop, record nothing
                     raise TournamentError(f"{rejection.message()}\nStopped at game {record['id']} (its log: "
                                           f"{out / LOG_DIR / (record['id'] + '.log')}); it is not recorded.")
-                _replace(pgn_path(out, record), game_record(record, config).to_pgn())
-                _replace(replay_path(out, record), replay_html(record, config.game_type))
+                replace_atomically(pgn_path(out, record), game_record(record, config).to_pgn())
+                replace_atomically(replay_path(out, record), replay_html(record, config.game_type))
                 append_record(games_path, record)
                 records.append(record)
-                _replace(out / STANDINGS_FILE, standings_text(records, names, total, sprt))
-                _replace(out / REPORT_FILE, report_html(records, config, total, sprt))
+                replace_atomically(out / STANDINGS_FILE, standings_text(records, names, total, sprt))
+                replace_atomically(out / REPORT_FILE, report_html(records, config, total, sprt))
                 screen.progress(progress_line(records, names, total, sprt))
             screen.say(f"{plural(len(records), 'game')} recorded; this run took {time.monotonic() - start:.1f} s")
         except KeyboardInterrupt:
@@ -292,8 +284,8 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
             backend.close()
             close_all()
     text = standings_text(records, names, total, sprt)
-    _replace(out / STANDINGS_FILE, text)
-    _replace(out / REPORT_FILE, report_html(records, config, total, sprt))
+    replace_atomically(out / STANDINGS_FILE, text)
+    replace_atomically(out / REPORT_FILE, report_html(records, config, total, sprt))
     screen.say()
     screen.say(text.rstrip("\n"))
     return records

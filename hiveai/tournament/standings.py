@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from hiveai.text import plural
-from hiveai.tournament.referee import FORFEITS
+from hiveai.tournament.results import FORFEITS
 from hiveai.tournament.stats import EloEstimate, Sprt, pair_points, pentanomial_elo, wdl_elo
 
 

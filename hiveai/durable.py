@@ -1,0 +1,114 @@
+"""Record files that a kill at any moment cannot leave half-written.
+
+The tournament's ``games.jsonl`` and the opening books are line files that
+grow by appends and are sometimes rewritten whole. Three operations keep
+them sound whatever stops the process (Ctrl-C, SIGKILL, a power cut once
+``fsync`` has returned):
+
+* :class:`LineAppender` / :func:`append_line` -- one whole line per ``write``,
+  then flush and ``fsync``: a line is either on disk or, at worst, cut short
+  at the very end of the file.
+* :func:`complete_lines` (readers) and :func:`trim_partial_line` (writers,
+  before they append) -- a last line without its newline is what a kill
+  mid-append leaves. Readers ignore it; writers cut it off and ``fsync``,
+  so the next append starts a clean line.
+* :func:`replace_atomically` -- write a temporary file, ``fsync`` it, rename
+  it over the target and ``fsync`` the directory (so the rename itself is
+  durable). A reader sees the old file or the new one, never a mix.
+
+Plain Python, no numba.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def complete_lines(text: str) -> list[str]:
+    """The lines of ``text`` that end in a newline (a cut-short last line is left out).
+
+    >>> complete_lines("a\\nb\\nc")
+    ['a', 'b']
+    """
+    return text.split("\n")[:-1]
+
+
+def trim_partial_line(path: str | os.PathLike) -> bytes:
+    """Cut a last line that has no newline off ``path`` (durably); returns what is left.
+
+    A missing file reads as empty.
+    """
+    try:
+        with open(path, "r+b") as f:
+            data = f.read()
+            if data and not data.endswith(b"\n"):
+                data = data[: data.rfind(b"\n") + 1]
+                f.truncate(len(data))
+                f.flush()
+                os.fsync(f.fileno())
+    except FileNotFoundError:
+        return b""
+    return data
+
+
+class LineAppender:
+    """Appends whole lines to a file, each on disk before :meth:`append` returns."""
+
+    def __init__(self, path: str | os.PathLike, encoding: str = "utf-8") -> None:
+        self.encoding = encoding
+        self._f = open(path, "ab")
+
+    def append(self, line: str) -> None:
+        """Write ``line`` and its newline in one ``write``, then flush and fsync."""
+        self._f.write((line + "\n").encode(self.encoding))
+        self._f.flush()
+        os.fsync(self._f.fileno())
+
+    def close(self) -> None:
+        self._f.close()
+
+    def __enter__(self) -> LineAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def append_line(path: str | os.PathLike, line: str, encoding: str = "utf-8") -> None:
+    """Append one line to ``path`` durably (see :class:`LineAppender`)."""
+    with LineAppender(path, encoding) as f:
+        f.append(line)
+
+
+def replace_atomically(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
+    """Replace ``path`` by ``text`` in one step, durably; creates missing parent directories.
+
+    Newlines are written as ``\\n`` on every platform.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(text.encode(encoding))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_directory(path.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (POSIX: fsync the directory itself)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # a platform that cannot open directories (Windows): the rename is all we have
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+__all__ = ["LineAppender", "append_line", "complete_lines", "replace_atomically", "trim_partial_line"]

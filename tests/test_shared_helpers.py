@@ -1,0 +1,123 @@
+"""The small modules several others share: durable record files (hiveai.durable),
+the GameString reader (hiveai.notation), the torus unwrap (hiveai.hex_grid), the
+score formatter (hiveai.score), and which modules load numba."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from hiveai.board import Board
+from hiveai.bug import N_PIECES
+from hiveai.durable import LineAppender, append_line, complete_lines, replace_atomically, trim_partial_line
+from hiveai.errors import GameStringError
+from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, GRID, ORIGIN, torus_offset, unwrap
+from hiveai.notation import FINISHED, STATES, parse_state, read_game_string
+from hiveai.position import POS
+from hiveai.render import hive_coordinates
+from hiveai.score import MATE_BOUND, WIN, format_score, is_win_score
+from hiveai.symmetry import frame_of
+
+# --- durable records -----------------------------------------------------------------
+
+
+def test_appends_survive_and_a_cut_short_last_line_is_trimmed(tmp_path):
+    path = tmp_path / "records.jsonl"
+    assert trim_partial_line(path) == b""  # missing: empty, and not created
+    assert not path.exists()
+    append_line(path, '{"id": 1}')
+    with LineAppender(path) as out:
+        out.append('{"id": 2}')
+    assert path.read_bytes() == b'{"id": 1}\n{"id": 2}\n'
+    with open(path, "ab") as f:  # what a kill in the middle of a write leaves
+        f.write(b'{"id": 3, "wh')
+    assert complete_lines(path.read_text()) == ['{"id": 1}', '{"id": 2}']  # readers skip it
+    assert trim_partial_line(path) == b'{"id": 1}\n{"id": 2}\n'  # writers cut it off
+    assert path.read_bytes() == b'{"id": 1}\n{"id": 2}\n'
+    append_line(path, '{"id": 3}')
+    assert complete_lines(path.read_text()) == ['{"id": 1}', '{"id": 2}', '{"id": 3}']
+
+
+def test_replace_atomically_leaves_no_temporary_file_and_checks_the_encoding(tmp_path):
+    path = tmp_path / "sub" / "book.tsv"
+    replace_atomically(path, "one\n", "ascii")
+    replace_atomically(path, "two\nlines\n", "ascii")
+    assert path.read_bytes() == b"two\nlines\n"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["book.tsv"]
+    with pytest.raises(UnicodeEncodeError):
+        replace_atomically(path, "caf\u00e9\n", "ascii")
+    assert path.read_bytes() == b"two\nlines\n"  # the old file is untouched
+
+
+# --- GameString fields -------------------------------------------------------------
+
+
+def test_read_game_string_fields_states_and_turns():
+    fields = read_game_string(" Base+MLP ; inprogress ; Black[2] ; wS1 ; bS1 wS1- ; wQ -wS1 ")
+    assert (fields.game_type, fields.state, fields.turn, fields.ply) == ("Base+MLP", "InProgress", "Black[2]", 3)
+    assert fields.moves == ["wS1", "bS1 wS1-", "wQ -wS1"]
+    assert read_game_string("Base;NotStarted;White[1]").moves == []
+    for bad, why in [("Base", "expected GameType;State;Turn"), ("Base;Won;White[1]", 'unknown game state "Won"'),
+                     ("Base;Draw;Red[1]", r'bad turn "Red\[1\]"')]:
+        with pytest.raises(GameStringError, match=why):
+            read_game_string(bad)
+    assert [parse_state(s.upper()) for s in STATES] == list(STATES) and parse_state("over") is None
+    assert FINISHED == {"WhiteWins", "BlackWins", "Draw"}
+
+
+# --- torus unwrap -----------------------------------------------------------------
+
+
+def test_unwrap_across_the_seam_and_of_a_disconnected_hive():
+    corner = 0  # (q, r) = (0, 0): its west and north neighbours wrap around the torus
+    west, north_west = (corner + DIR_OFFSET[5]) & CELL_MASK, (corner + DIR_OFFSET[0]) & CELL_MASK
+    assert unwrap({corner, west, north_west}, corner) == {corner: (0, 0), west: (-1, 0), north_west: (0, -1)}
+    far = (ORIGIN + 5 + 3 * GRID) & CELL_MASK
+    assert torus_offset(ORIGIN, far) == (5, 3) and torus_offset(far, ORIGIN) == (-5, -3)
+    assert torus_offset(corner, west) == (-1, 0)
+    # Not connected: the lone cell is placed by its shortest torus offset, never dropped.
+    assert unwrap({ORIGIN, far}, ORIGIN) == {ORIGIN: (0, 0), far: (5, 3)}
+
+
+def test_render_and_the_book_key_share_one_unwrap_even_for_a_disconnected_hive():
+    board = Board.from_game_string("Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-")
+    b = board.position_array.copy()
+    key = frame_of(b).key
+    pieces = [p for p in range(N_PIECES) if b[POS + p] >= 0]
+    cells = [int(b[POS + p]) for p in pieces]
+    assert hive_coordinates(b) == unwrap(cells, cells[0]) == frame_of(b).coords
+    # Put the last piece far away by hand: no legal position does this, both still see every piece.
+    far = (cells[0] + 7 + 5 * GRID) & CELL_MASK
+    moved = b.copy()
+    moved[POS + pieces[-1]] = far
+    coords = hive_coordinates(moved)
+    assert coords[far] == (7, 5) and frame_of(moved).coords == coords and frame_of(moved).key != key
+
+
+# --- scores -------------------------------------------------------------------------
+
+
+def test_one_win_bound_and_one_formatter():
+    from hiveai import evaluate, search, tt
+
+    assert search.WIN == tt.WIN == WIN and tt.MATE_BOUND == MATE_BOUND
+    assert search.format_score is format_score and search.is_win_score is is_win_score
+    assert not hasattr(evaluate, "WIN")
+    assert format_score(WIN - 3) == "win in 2"  # a won book line, not +9999.97
+    assert is_win_score(-(WIN - 10)) and not is_win_score(int(np.int64(MATE_BOUND)))
+
+
+# --- what loads numba ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("module", ["hiveai.tournament.standings", "hiveai.tournament.results",
+                                    "hiveai.durable", "hiveai.score", "hiveai.cli"])
+def test_light_modules_do_not_import_numba(module):
+    code = f"import sys, {module}; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": ""})
+    assert out.stdout.strip() == "False", out.stderr
