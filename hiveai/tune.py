@@ -216,40 +216,30 @@ class TrainingSet:
 
 
 @njit(cache=True, nogil=True)
-def _quiet_marks(template, moves, offsets, min_ply, sample):
-    """Mark the positions to learn from: after the opening, game in progress, and
-    neither queen with five or six neighbours (a win in one may be pending, which
-    the static score cannot see). Returns how many were marked."""
+def _replay(template, moves, offsets, min_ply, sample, ws, w, out, mark):
+    """Replay the games. With ``mark``: mark the positions to learn from (after
+    the opening, game in progress, neither queen with five or six neighbours: a
+    win in one may be pending there, which the static score cannot see).
+    Without: write the static score, from White's view, of every marked
+    position to ``out``. Returns how many positions are marked."""
     b = template.copy()
     n = 0
     for g in range(offsets.shape[0] - 1):
         b[:] = template
         for i in range(offsets[g], offsets[g + 1]):
             do_move(b, moves[i])
-            sample[i] = 0
-            if b[PLY] < min_ply or game_result(b) != IN_PROGRESS:
-                continue
-            calm = True
-            for colour in range(2):
-                q = b[POS + colour * PIECES_PER_COLOUR]
-                if q >= 0 and occupied_neighbours(b, q) >= 5:
-                    calm = False
-            if calm:
-                sample[i] = 1
-                n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _white_scores(template, moves, offsets, sample, ws, w, out):
-    """Static score, from White's view, of every marked position (replaying the games)."""
-    b = template.copy()
-    n = 0
-    for g in range(offsets.shape[0] - 1):
-        b[:] = template
-        for i in range(offsets[g], offsets[g + 1]):
-            do_move(b, moves[i])
-            if sample[i]:
+            if mark:
+                sample[i] = 0
+                if b[PLY] < min_ply or game_result(b) != IN_PROGRESS:
+                    continue
+                for colour in range(2):
+                    q = b[POS + colour * PIECES_PER_COLOUR]
+                    if q >= 0 and occupied_neighbours(b, q) >= 5:
+                        break
+                else:
+                    sample[i] = 1
+                    n += 1
+            elif sample[i]:
                 s = evaluate(b, ws, w)
                 out[n] = s if (b[PLY] & 1) == 0 else -s
                 n += 1
@@ -275,7 +265,8 @@ def training_set(records: list[dict], game_type: str, min_ply: int = MIN_SAMPLE_
     mv = np.array(moves, dtype=np.int32)
     off = np.array(offsets, dtype=np.int64)
     sample = np.zeros(len(moves), dtype=np.uint8)
-    _quiet_marks(template, mv, off, np.int64(min_ply), sample)
+    _replay(template, mv, off, np.int64(min_ply), sample, new_workspace(), default_weights(), np.zeros(0, np.int64),
+            True)
     marked = np.concatenate(([0], np.cumsum(sample, dtype=np.int64)))
     per_game = marked[off[1:]] - marked[off[:-1]]  # training positions of each game
     per_position = np.repeat(np.array(results, dtype=np.float64), per_game)
@@ -296,8 +287,8 @@ def split_holdout(records: list[dict], every: int = HOLDOUT_EVERY) -> tuple[list
 def white_scores(data: TrainingSet, weights: np.ndarray) -> np.ndarray:
     """Static scores (White's view) of the training positions under ``weights``."""
     out = np.zeros(data.positions, dtype=np.int64)
-    _white_scores(data.template, data.moves, data.offsets, data.sample, new_workspace(),
-                  np.ascontiguousarray(weights, dtype=np.int64), out)
+    _replay(data.template, data.moves, data.offsets, np.int64(0), data.sample, new_workspace(),
+            np.ascontiguousarray(weights, dtype=np.int64), out, False)
     return out
 
 
