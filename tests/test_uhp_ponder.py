@@ -14,7 +14,9 @@ from uhp_client import MIDGAME, Engine
 BESTMOVE_LOG = re.compile(r"bestmove (\S+(?: \S+)?) score \S+ depth (\d+) nodes (\d+)")
 
 
-def setup(engine: Engine, ponder: str = "SingleThreaded") -> None:
+def start_pondering_game(engine: Engine, ponder: str = "SingleThreaded") -> None:
+    """Options for a pondering test, then the mid-game position. (Not named
+    setup: older pytest would take that for a module set-up hook.)"""
     for line in ("UseBook False", f"PonderDuringIdle {ponder}", "LogLevel Info", "ReportIntermediateBestMoves True"):
         assert not engine.cmd1(f"options set {line}").startswith("err")
     engine.cmd1(f"newgame {MIDGAME}")
@@ -53,7 +55,7 @@ def test_new_options_are_listed_with_their_defaults(engine):
 
 def test_pondering_is_silent_and_any_command_stops_it(fresh_engine):
     e = fresh_engine()
-    setup(e, "MultiThreaded")
+    start_pondering_game(e, "MultiThreaded")
     move, pv = think(e, "depth 3")
     assert len(pv) >= 2 and pv[0] == move
     e.assert_silent(1.5)  # pondering now: nothing on stdout
@@ -67,7 +69,7 @@ def test_a_ponder_hit_starts_from_the_deeper_table(fresh_engine):
     nodes = {}
     for ponder in ("Disabled", "SingleThreaded"):
         e = fresh_engine()
-        setup(e, ponder)
+        start_pondering_game(e, ponder)
         move, pv = think(e, "depth 3")
         e.cmd1(f"play {move}")  # the client plays our move: pondering goes on
         e.assert_silent(0.5)
@@ -82,7 +84,7 @@ def test_a_ponder_hit_starts_from_the_deeper_table(fresh_engine):
 
 def test_a_ponder_miss_drops_the_prediction(fresh_engine):
     e = fresh_engine()
-    setup(e)
+    start_pondering_game(e)
     move, pv = think(e, "depth 3")
     assert len(pv) >= 2, pv
     e.cmd1(f"play {move}")
@@ -97,7 +99,7 @@ def test_a_ponder_miss_drops_the_prediction(fresh_engine):
 def test_exit_and_end_of_input_quit_at_once_while_pondering(fresh_engine):
     for finish in ("exit", "eof"):
         e = fresh_engine()
-        setup(e, "MultiThreaded")
+        start_pondering_game(e, "MultiThreaded")
         think(e, "depth 3")
         time.sleep(0.5)
         start = time.monotonic()
