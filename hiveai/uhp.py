@@ -99,8 +99,7 @@ class UhpServer:
         self._preparing: threading.Thread | None = None  # that background thread, until joined
         self._clear_pending = False  # newgame: clear the table before the next search
         self._table_mb: int | None = None  # table size asked of the last (background) preparation
-        self._eval_weights = None  # weights by game type from EvalFile; None: built-in
-        self._eval_weights_builtin = None  # the built-in weights ($HIVEAI_WEIGHTS applied), once read
+        self._eval_weights = None  # weights by game type set by EvalFile; None: the searcher's own (built-in)
         self._rng = random.Random()  # the weak levels' choices
         self._ponder_board = None  # the position to ponder: after our move and the predicted reply
         self._ponder_thread: threading.Thread | None = None
@@ -342,17 +341,15 @@ class UhpServer:
         """``options set EvalFile PATH``: load the weights, or keep the current ones
         and answer ``err`` naming the file and the problem. ``<built-in>`` restores
         the built-in weights."""
-        from hiveai.evaluate import read_weights_file
+        from hiveai.evaluate import read_weights_file, weights_from_env
 
         path = path.strip()
-        if path.lower() == BUILTIN_WEIGHTS.lower():
-            self._eval_weights = None
-        else:
-            try:
-                self._eval_weights = read_weights_file(path)
-            except ValueError as e:
-                raise CommandError(f"EvalFile: {e}; the weights in use are unchanged.") from None
-        line, _ = self.options.set("EvalFile", BUILTIN_WEIGHTS if self._eval_weights is None else path)
+        builtin = path.lower() == BUILTIN_WEIGHTS.lower()
+        try:
+            self._eval_weights = weights_from_env() if builtin else read_weights_file(path)
+        except ValueError as e:
+            raise CommandError(f"EvalFile: {e}; the weights in use are unchanged.") from None
+        line, _ = self.options.set("EvalFile", BUILTIN_WEIGHTS if builtin else path)
         return line
 
     def _apply_options(self) -> None:
@@ -482,12 +479,6 @@ class UhpServer:
         self._clear_pending = False
         if self._eval_weights is not None:
             self._searcher.weights = self._eval_weights
-        else:
-            if self._eval_weights_builtin is None:
-                from hiveai.evaluate import weights_from_env
-
-                self._eval_weights_builtin = weights_from_env()
-            self._searcher.weights = self._eval_weights_builtin
         self._searcher.threads = self.options["NumThreads"]
         return self._searcher
 
