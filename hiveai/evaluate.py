@@ -50,13 +50,14 @@ from hiveai.bug import (
     QUEEN,
     SPIDER,
 )
+from hiveai.durable import replace_atomically
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET
 from hiveai.movegen import (
     CRITTERS_KIND,
     GAME_TYPE_BITS,
+    HOLE_BIT,
     KIND,
     WS_PIN,
-    _HOLE_BIT,
     find_pinned,
     renew_stamps,
     slide_directions,
@@ -235,7 +236,8 @@ def write_weights_file(path: str | os.PathLike, sets: dict[str, np.ndarray], hea
     for key in sorted(sets, key=lambda k: (k != ALL_GAME_TYPES, k)):
         lines += ["", f"[{key}]"]
         lines += [f"{name} = {int(v)}" for name, v in zip(WEIGHT_NAMES, sets[key])]
-    Path(path).write_text("\n".join(lines).lstrip("\n") + "\n", encoding="utf-8")
+    # Atomic, so an interrupted `hiveai tune` never leaves half a weights file behind.
+    replace_atomically(path, "\n".join(lines).lstrip("\n") + "\n")
 
 
 def weights_for(weights: np.ndarray | dict[str, np.ndarray], game_type: str) -> np.ndarray:
@@ -378,11 +380,11 @@ def _dragonfly_threat(b, mobile, qc, enemy_base):
     queen on ``qc`` (one not beside the Dragonfly itself), else 0."""
     p = enemy_base + DRAGONFLY_INDEX
     dc = b[POS + p]
-    if dc < 0 or not (mobile >> p) & 1 or _HOLE_BIT[(dc - qc) & CELL_MASK] != 0:
+    if dc < 0 or not (mobile >> p) & 1 or HOLE_BIT[(dc - qc) & CELL_MASK] != 0:
         return 0
     for d in range(6):
         f = _nb(qc, d)
-        if b[HEIGHT + f] == 0 and f != dc and _HOLE_BIT[(f - dc) & CELL_MASK] == 0:
+        if b[HEIGHT + f] == 0 and f != dc and HOLE_BIT[(f - dc) & CELL_MASK] == 0:
             return 1
     return 0
 

@@ -140,11 +140,11 @@ _RIGHT_OFFSET = tuple(DIR_OFFSET[(d + 1) % 6] for d in range(6))
 
 # Index offset of each direction as an int64 array, for kernels (hiveai.hex_grid.DIR_OFFSET).
 DIR_STEP = np.array(DIR_OFFSET, dtype=np.int64)
-# _HOLE_BIT[(hole - cell) & CELL_MASK]: the NBR bit of ``cell`` that points
+# HOLE_BIT[(hole - cell) & CELL_MASK]: the NBR bit of ``cell`` that points
 # at ``hole`` when they are neighbours, else 0.
-_HOLE_BIT = np.zeros(N_CELLS, dtype=np.int64)
+HOLE_BIT = np.zeros(N_CELLS, dtype=np.int64)
 for _d, _offset in enumerate(DIR_OFFSET):
-    _HOLE_BIT[_offset & CELL_MASK] = 1 << _d
+    HOLE_BIT[_offset & CELL_MASK] = 1 << _d
 # Direction of the lowest set bit of a six-bit neighbour mask.
 _LOWEST_BIT = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(64)], dtype=np.int64)
 
@@ -187,7 +187,7 @@ def slide_directions(b, cell, hole):
     occupancy ring; rotating it one step each way lines up each direction's
     two flanks.
     """
-    occ = b[NBR + cell] & ~_HOLE_BIT[(hole - cell) & CELL_MASK] & ALL_NEIGHBOURS
+    occ = b[NBR + cell] & ~HOLE_BIT[(hole - cell) & CELL_MASK] & ALL_NEIGHBOURS
     left = ((occ << 1) | (occ >> 5)) & 63  # bit d: flank d-1 occupied
     right = ((occ >> 1) | (occ << 5)) & 63  # bit d: flank d+1 occupied
     return ~occ & (left ^ right) & 63
@@ -470,8 +470,8 @@ def _queen_ring_after(b, qc, src, dest):
     hand) to ``dest``: a ground piece leaving frees its cell, the landing fills one."""
     ring = b[NBR + qc]
     if src >= 0 and b[HEIGHT + src] == 1:
-        ring &= ~_HOLE_BIT[(src - qc) & CELL_MASK]
-    return ring | _HOLE_BIT[(dest - qc) & CELL_MASK]
+        ring &= ~HOLE_BIT[(src - qc) & CELL_MASK]
+    return ring | HOLE_BIT[(dest - qc) & CELL_MASK]
 
 
 @njit(cache=True)

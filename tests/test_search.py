@@ -41,6 +41,7 @@ from hiveai.tt import (
     new_table,
     score_from_tt,
     score_to_tt,
+    table_entries,
     tt_probe,
     tt_store,
 )
@@ -160,6 +161,18 @@ def test_table_entries_round_trip_and_verify_the_key():
     assert (entry_move(d), entry_score(d), entry_depth(d), entry_bound(d)) == (28 * 1024, -(WIN - 12), 17, LOWER)
     # Same index, other key: a miss, not a wrong hit.
     assert tt_probe(keys, data, np.int64(int(key) ^ (1 << 40))) == 0
+
+
+@pytest.mark.parametrize("size_mb", [1, 8])  # below and above the huge-page threshold
+def test_table_slots_keep_key_and_data_side_by_side(size_mb):
+    keys, data = new_table(size_mb)
+    assert keys.shape == data.shape == (table_entries(size_mb),)
+    assert not keys.any() and not data.any()
+    # One buffer: slot i's data word follows its key word, so a bucket (two slots) is 32 bytes in one cache line.
+    assert keys.strides == data.strides == (16,)
+    assert data.ctypes.data - keys.ctypes.data == 8 and keys.ctypes.data % 64 == 0
+    keys[5], data[5] = 11, 22
+    assert keys[5] == 11 and data[5] == 22 and data[4] == 0 and keys[6] == 0
 
 
 def test_replacement_keeps_deep_and_fresh_entries():
