@@ -118,7 +118,8 @@ CTL_EXTEND = 10  # 1: threat extension on
 CTL_EVALS = 11  # leaves evaluated
 CTL_EVAL_HITS = 12  # ... of which found in the evaluation cache
 CTL_NODE_LIMIT = 13  # > 0: the kernel stops itself once CTL_NODES reaches it
-CTL_SIZE = 14
+CTL_SHARED = 14  # 1: other threads search the same tree (defer their busy moves, below)
+CTL_SIZE = 15
 
 # Search data (int64): killers, history and the triangular PV table.
 _HISTORY_SIDE = N_PIECES * N_CELLS  # history index: side * this + move
@@ -169,6 +170,19 @@ SEARCH_ENV = "HIVEAI_SEARCH"
 # Leaving the rest in generation order (as before) cost 11 % more bench nodes,
 # 17 % in the Base+MLP mid-game: the history order still finds late cut-offs.
 SELECTION_PICKS = 6
+# Simplified ABDADA (Tom Kerrigan's refinement of Lazy SMP): with several
+# threads, a thread about to search a move other than a node's first, from
+# this depth up, first looks in a small shared table of (position, move) pairs
+# that some thread is searching right now; if it is there, the move is put off
+# to the end of the node's list, so the threads spread over different
+# subtrees instead of all searching the same one. Races only make a hint wrong.
+BUSY_MIN_DEPTH = 3
+BUSY_SIZE = 1 << 15  # Kerrigan's table size; entries live only while a move is searched
+_BUSY_MASK = BUSY_SIZE - 1
+_BUSY_MULT = -7046029254386353131  # 0x9E3779B97F4A7C15 (the 64-bit golden ratio) as int64: spreads moves
+# A deferred move's ordering key is rewritten to this flag | quiet << 16 | move
+# (positive, where consumed and waiting keys are <= 0).
+_DEFERRED = 1 << 40
 
 
 # --- Kernel -------------------------------------------------------------------
@@ -328,7 +342,7 @@ def _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev):
 
 
 @njit(cache=True, nogil=True)
-def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
              depth, ply, alpha, beta, start, hp, irrev):
     """Score of position ``b`` for the side to move, searched ``depth`` plies.
 
@@ -395,10 +409,22 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
     end = start  # end of this node's move list once generated
     i = start
     generated = False
+    shared = ctl[CTL_SHARED] != 0 and depth >= BUSY_MIN_DEPTH
+    deferred = 0  # moves put off because another thread was searching them
+    second_pass = False
     while True:
         quiet = False
         if searched == 0 and tt_move >= 0 and not generated:
             mv = tt_move
+        elif second_pass:
+            while i < end and keys_[i] <= 0:
+                i += 1
+            if i >= end:
+                break
+            mv = keys_[i] & 0xFFFF
+            quiet = (keys_[i] >> 16) & 1 == 1
+            keys_[i] = 0
+            i += 1
         else:
             if not generated:
                 end = legal_moves(b, ws, moves, start)
@@ -406,7 +432,11 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                 generated = True
                 i = start
             if i >= end:
-                break
+                if deferred == 0:
+                    break
+                second_pass = True  # now search the moves put off, busy or not
+                i = start
+                continue
             if i < start + SELECTION_PICKS:
                 # Pick the best remaining move: cut nodes rarely need the rest.
                 j = i
@@ -432,6 +462,13 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
                         skip = True
                 if skip:
                     continue
+            if shared and searched > 0 and busy[(key ^ (mv * _BUSY_MULT)) & _BUSY_MASK] == key ^ (mv * _BUSY_MULT):
+                keys_[i - 1] = _DEFERRED | ((1 << 16) if quiet else 0) | mv
+                deferred += 1
+                continue
+        busy_key = key ^ (mv * _BUSY_MULT)
+        if shared:
+            busy[busy_key & _BUSY_MASK] = busy_key  # searching it now
         placement = mv != PASS and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0
         token = do_move(b, mv)
         sd[SD_PLY_MOVE + ply] = mv
@@ -445,7 +482,7 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
             sd[SD_PVLEN + ply + 1] = 0
             s = -leaf
         elif searched == 0:
-            s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+            s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
                           depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev)
         else:
             # Late move reduction: a quiet move far down the ordered list is
@@ -454,15 +491,17 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
             reduce = 0
             if ctl[CTL_LMR] != 0 and ply > 0 and depth >= LMR_MIN_DEPTH and searched >= LMR_MIN_MOVES and quiet:
                 reduce = 1 if searched < LMR_DEEPER_MOVES or depth < LMR_DEEPER_DEPTH else 2
-            s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+            s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
                           depth - 1 - reduce, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev)
             if reduce > 0 and s > alpha:
-                s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+                s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
                               depth - 1, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev)
             if alpha < s < beta:
-                s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
+                s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
                               depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev)
         undo_move(b, mv, token)
+        if shared and busy[busy_key & _BUSY_MASK] == busy_key:
+            busy[busy_key & _BUSY_MASK] = 0
         searched += 1
         if ctl[CTL_STOP] != 0:
             return 0
@@ -508,11 +547,11 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl,
 
 
 @njit(cache=True, nogil=True)
-def _search_root(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, ctl, excl, depth, hp, irrev):
+def _search_root(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl, depth, hp, irrev):
     """One iteration: the root searched ``depth`` plies with a full window."""
     ctl[CTL_ROOT_VALID] = 0
     return _negamax(borrow(b), borrow(ws), borrow(w), borrow(moves), borrow(keys_), borrow(sd), borrow(path),
-                    borrow(tt_keys), borrow(tt_data), borrow(ctl), borrow(excl),
+                    borrow(tt_keys), borrow(tt_data), borrow(busy), borrow(ctl), borrow(excl),
                     depth, np.int64(0), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), hp, irrev)
 
 
@@ -619,21 +658,21 @@ class _Helper(_Scratch):
 
     thread: threading.Thread | None = None
 
-    def start(self, index: int, b, path, hp: int, irrev: int, main_ctl, tt_keys, tt_data, weights,
+    def start(self, index: int, b, path, hp: int, irrev: int, main_ctl, tt_keys, tt_data, busy, weights,
               max_depth: int) -> None:
         self.new_search()
         self.ctl[:] = main_ctl  # generation, features, and a stop already requested
         self.ctl[CTL_NODE_LIMIT] = 0
-        args = (index, b.copy(), path.copy(), hp, irrev, tt_keys, tt_data, weights, max_depth)
+        args = (index, b.copy(), path.copy(), hp, irrev, tt_keys, tt_data, busy, weights, max_depth)
         self.thread = threading.Thread(target=self._run, args=args, name=f"hiveai-helper-{index}", daemon=True)
         self.thread.start()
 
-    def _run(self, index, b, path, hp, irrev, tt_keys, tt_data, weights, max_depth) -> None:
+    def _run(self, index, b, path, hp, irrev, tt_keys, tt_data, busy, weights, max_depth) -> None:
         excl = np.zeros(0, dtype=np.int32)
         ctl = self.ctl
         for depth in range(1 + index % 2, max_depth + 1):
             ctl[CTL_ITER_DEPTH] = depth
-            _search_root(b, self.ws, weights, self.moves, self.order, self.sd, path, tt_keys, tt_data, ctl,
+            _search_root(b, self.ws, weights, self.moves, self.order, self.sd, path, tt_keys, tt_data, busy, ctl,
                          excl, np.int64(depth), np.int64(hp), np.int64(irrev))
             if ctl[CTL_STOP]:
                 break
@@ -674,6 +713,7 @@ class Searcher:
         self.weights = weights_from_env() if weights is None else weights
         self.features = features_from_env()
         self._keys, self._data = new_table(tt_mb)
+        self._busy = np.zeros(BUSY_SIZE, dtype=np.int64)  # shared by the threads (Simplified ABDADA)
         self._generation = 0
         self._main = _Scratch()
         self._ws, self._moves, self._order, self._sd = self._main.ws, self._main.moves, self._main.order, self._main.sd
@@ -748,6 +788,8 @@ class Searcher:
             self.ctl[CTL_STOP] = 1
         self.ctl[CTL_GENERATION] = self._generation
         self.ctl[CTL_NODE_LIMIT] = 0 if nodes is None else max(1, nodes)
+        self.ctl[CTL_SHARED] = int(self.threads > 1)
+        self._busy.fill(0)  # a race can leave an entry behind; it must not outlive its search
         for name, slot in SEARCH_FEATURES.items():
             self.ctl[slot] = self.features[name]
         self._main.new_search()
@@ -814,7 +856,7 @@ class Searcher:
             self._helpers.append(_Helper())
         helpers = self._helpers[: self.threads - 1]
         for index, helper in enumerate(helpers, 1):
-            helper.start(index, b, path, hp, irrev, self.ctl, self._keys, self._data, weights, max_depth)
+            helper.start(index, b, path, hp, irrev, self.ctl, self._keys, self._data, self._busy, weights, max_depth)
         return helpers
 
     def _iterate(self, board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state, weights) -> None:
@@ -834,7 +876,7 @@ class Searcher:
             for k in range(multipv):
                 excl = np.ascontiguousarray(excl_all[:k])
                 score = int(_search_root(b, self._ws, weights, self._moves, self._order, self._sd, path,
-                                         self._keys, self._data, ctl, excl, np.int64(depth),
+                                         self._keys, self._data, self._busy, ctl, excl, np.int64(depth),
                                          np.int64(hp), np.int64(irrev)))
                 if ctl[CTL_STOP]:
                     if k == 0 and ctl[CTL_ROOT_VALID]:

@@ -19,11 +19,16 @@ from hiveai.position import HASH
 from hiveai.board import Board, Move
 from hiveai.evaluate import weights_for
 from hiveai.search import (
+    _BUSY_MULT,
+    BUSY_SIZE,
+    CTL_SHARED,
+    SD_PV,
     SearchInfo,
     Searcher,
     _game_hashes,
     _last_placement_index,
     _negamax,
+    _search_root,
     format_score,
     is_win_score,
     search,
@@ -221,11 +226,36 @@ def test_repetition_scores_as_a_draw():
     def value(irrev: int) -> int:
         searcher.ctl[:] = 0
         return int(_negamax(b, searcher._ws, weights_for(searcher.weights, "Base"), searcher._moves, searcher._order, searcher._sd, path,
-                            searcher._keys, searcher._data, searcher.ctl, excl, np.int64(2), np.int64(2),
+                            searcher._keys, searcher._data, searcher._busy, searcher.ctl, excl, np.int64(2), np.int64(2),
                             np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev)))
 
     assert value(_last_placement_index(board)) == 0
     assert value(hp) != 0  # no history to repeat: an ordinary evaluation
+
+
+def test_moves_another_thread_is_searching_are_put_off_not_dropped():
+    """Simplified ABDADA: with every root move marked as being searched by another
+    thread, all but the first are put off to a second pass. The root's value and
+    best move must be those of the plain search (a full window, a fresh table)."""
+    board = Board.parse(MIDGAME)
+    plain = search(board, depth=4)
+    searcher = Searcher(tt_mb=1)
+    b = board.position_array.copy()
+    hashes = _game_hashes(board)
+    path = np.zeros(len(hashes) + 70, dtype=np.int64)
+    path[: len(hashes)] = hashes
+    key = np.int64(b[HASH])
+    for mv in board.legal_move_ints():
+        busy_key = key ^ np.int64((mv * _BUSY_MULT + 2**63) % 2**64 - 2**63)  # the kernel's wrapping product
+        searcher._busy[busy_key & (BUSY_SIZE - 1)] = busy_key
+    for depth in range(1, 5):  # iterative deepening, as the driver does
+        searcher.ctl[:] = 0
+        searcher.ctl[CTL_SHARED] = 1
+        score = int(_search_root(b, searcher._ws, weights_for(searcher.weights, "Base+MLP"), searcher._moves,
+                                 searcher._order, searcher._sd, path, searcher._keys, searcher._data, searcher._busy,
+                                 searcher.ctl, np.zeros(0, dtype=np.int32), np.int64(depth),
+                                 np.int64(len(hashes) - 1), np.int64(_last_placement_index(board))))
+    assert (score, int(searcher._sd[SD_PV])) == (plain.score, plain.move.code)
 
 
 # --- stopping and time ---------------------------------------------------------
