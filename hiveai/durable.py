@@ -16,6 +16,10 @@ them sound whatever stops the process (Ctrl-C, SIGKILL, a power cut once
   it over the target and ``fsync`` the directory (so the rename itself is
   durable). A reader sees the old file or the new one, never a mix.
 
+And one guard: :class:`DirectoryLock`, so that two processes never write the
+same record files at once (two tournaments started on one ``--out`` would each
+append the same scheduled games and race on the rest).
+
 Plain Python, no numba.
 """
 
@@ -23,6 +27,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+    import msvcrt
+
+LOCK_FILE = ".lock"
+
+
+class LockedError(Exception):
+    """Another process holds the directory's lock."""
 
 
 def complete_lines(text: str) -> list[str]:
@@ -112,3 +128,52 @@ def _fsync_directory(directory: Path) -> None:
 
 
 __all__ = ["LineAppender", "append_line", "complete_lines", "replace_atomically", "trim_partial_line"]
+
+
+class DirectoryLock:
+    """An exclusive lock on a directory (created if missing), held from ``acquire``
+    to ``release`` or the end of a ``with`` block, and given up by the OS if the
+    process dies. A second holder gets :class:`LockedError` at once, with the
+    first one's process id in its message. The lock is ``.lock`` in the directory,
+    locked with ``flock`` (``msvcrt.locking`` on Windows); the file stays behind
+    and means nothing while no process holds it.
+    """
+
+    def __init__(self, directory: str | os.PathLike) -> None:
+        self.directory = Path(directory)
+        self._f = None
+
+    def acquire(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        f = open(self.directory / LOCK_FILE, "a+b")
+        try:
+            if fcntl is not None:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            else:
+                f.seek(0)
+                msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            try:
+                f.seek(0)
+                holder = f.read().decode("ascii", "replace").strip() or "unknown"
+            except OSError:  # Windows refuses to read a locked byte
+                holder = "unknown"
+            f.close()
+            raise LockedError(f"{self.directory} is in use by another process (pid {holder})") from None
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()).encode("ascii"))
+        f.flush()
+        self._f = f
+
+    def release(self) -> None:
+        if self._f is not None:
+            self._f.close()  # closing the file drops the lock
+            self._f = None
+
+    def __enter__(self) -> DirectoryLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

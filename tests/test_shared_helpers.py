@@ -13,7 +13,15 @@ import pytest
 
 from hiveai.board import Board
 from hiveai.bug import N_PIECES
-from hiveai.durable import LineAppender, append_line, complete_lines, replace_atomically, trim_partial_line
+from hiveai.durable import (
+    DirectoryLock,
+    LineAppender,
+    LockedError,
+    append_line,
+    complete_lines,
+    replace_atomically,
+    trim_partial_line,
+)
 from hiveai.errors import GameStringError
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, GRID, ORIGIN, torus_offset, unwrap
 from hiveai.notation import FINISHED, STATES, parse_state, read_game_string
@@ -23,6 +31,26 @@ from hiveai.score import MATE_BOUND, WIN, format_score, is_win_score
 from hiveai.symmetry import frame_of
 
 # --- durable records -----------------------------------------------------------------
+
+
+def test_a_directory_lock_has_one_holder_at_a_time_across_processes(tmp_path):
+    d = tmp_path / "out" / "run"
+    code = ("import sys, time; from hiveai.durable import DirectoryLock; "
+            "lock = DirectoryLock(sys.argv[1]); lock.acquire(); print('held', flush=True); time.sleep(60)")
+    other = subprocess.Popen([sys.executable, "-c", code, str(d)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline().strip() == "held"
+        with pytest.raises(LockedError, match=rf"in use by another process \(pid {other.pid}\)"):
+            DirectoryLock(d).acquire()
+    finally:
+        other.kill()
+        other.wait()
+    with DirectoryLock(d):  # the OS gave the lock up with the process
+        with pytest.raises(LockedError):
+            DirectoryLock(d).acquire()  # also within one process: a second holder is refused
+    with DirectoryLock(d):  # released at the end of the block
+        pass
+
 
 
 def test_appends_survive_and_a_cut_short_last_line_is_trimmed(tmp_path):

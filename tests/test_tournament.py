@@ -509,6 +509,21 @@ def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_pa
         play(cfg, out, resume=True)
 
 
+def test_a_second_run_on_the_same_out_stops_before_playing(tmp_path):
+    """Two runs on one --out would both append the same scheduled games: the second is refused at once."""
+    from hiveai.durable import DirectoryLock
+
+    out = tmp_path / "t"
+    cfg = config(["a=" + fake(), "b=" + fake("--first")], games=2, max_plies=20)
+    with DirectoryLock(out):  # what a running tournament holds
+        for resume in (False, True):
+            with pytest.raises(TournamentError, match="in use by another process .*another tournament is writing"):
+                play(cfg, out, resume=resume)
+    assert not (out / GAMES_FILE).exists()
+    records, _ = play(cfg, out)  # once the other run is gone
+    assert len(records) == 2
+
+
 def check_report(out: Path, records: list[dict]) -> None:
     """report.html: valid, the standings' figures, a link to every game's replay page and PGN; the replay
     pages: valid, one position per ply, the last one the game's final position."""

@@ -14,6 +14,8 @@ Files in the output directory (``--out``):
 * ``report.html`` -- the same as a web page, each game linked to its replay
   page ``replays/<id>.html`` (:mod:`hiveai.tournament.report`).
 
+One run at a time writes an output directory: a second run started on the
+same ``--out`` stops at once with an error (:class:`hiveai.durable.DirectoryLock`).
 Killing the run at any moment loses no finished game. A resumed run skips
 the ids already in ``games.jsonl`` (a last line cut short by the kill is
 dropped) and plays the rest of the same schedule, so every scheduled game
@@ -31,7 +33,14 @@ import time
 from pathlib import Path
 from typing import Iterator, TextIO
 
-from hiveai.durable import append_line, complete_lines, replace_atomically, trim_partial_line
+from hiveai.durable import (
+    DirectoryLock,
+    LockedError,
+    append_line,
+    complete_lines,
+    replace_atomically,
+    trim_partial_line,
+)
 from hiveai.gamerecord import GameRecord, GameRecordError, read_game
 from hiveai.notation import read_game_string
 from hiveai.text import plural
@@ -207,6 +216,21 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
     the run after saving what is finished.
     """
     out = Path(out)
+    lock = DirectoryLock(out)
+    try:
+        lock.acquire()
+    except LockedError as e:
+        raise TournamentError(f"{e}: another tournament is writing its records there. Wait for it to end, "
+                              "or choose another --out") from None
+    try:
+        return _run(config, out, resume, concurrency, cluster, stream)
+    finally:
+        lock.release()
+
+
+def _run(config: TournamentConfig, out: Path, resume: bool, concurrency: int, cluster: str | None,
+         stream: TextIO | None) -> list[dict]:
+    """:func:`run`, with the output directory locked."""
     screen = _Screen(stream or sys.stdout)
     new = _prepare(config, out, resume)
     schedule = config.schedule()
