@@ -11,7 +11,7 @@ import pytest
 from hiveai.board import Board
 from hiveai.gamerecord import GameRecord, GameRecordError, read_game, read_games, write_game
 
-# Copies of the three shared reference records (../shared/reference/games, from Mzinga's test assets).
+# Copies of three real game records from Mzinga's test assets (https://github.com/jonthysell/Mzinga).
 SHARED = Path(__file__).parent / "data" / "games"
 RECORDS = sorted(SHARED.glob("*.pgn"))
 # (file, game type, plies, recorded result, state of the final position by the rules)
