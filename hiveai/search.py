@@ -462,12 +462,12 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl
                         skip = True
                 if skip:
                     continue
-            if shared and searched > 0 and busy[(key ^ (mv * _BUSY_MULT)) & _BUSY_MASK] == key ^ (mv * _BUSY_MULT):
-                keys_[i - 1] = _DEFERRED | ((1 << 16) if quiet else 0) | mv
-                deferred += 1
-                continue
         busy_key = key ^ (mv * _BUSY_MULT)
         if shared:
+            if searched > 0 and not second_pass and busy[busy_key & _BUSY_MASK] == busy_key:
+                keys_[i - 1] = _DEFERRED | ((1 << 16) if quiet else 0) | mv  # a young brother taken: later
+                deferred += 1
+                continue
             busy[busy_key & _BUSY_MASK] = busy_key  # searching it now
         placement = mv != PASS and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0
         token = do_move(b, mv)
