@@ -750,6 +750,11 @@ class Searcher:
         for helper in self._helpers:
             helper.ctl[CTL_STOP] = 1
 
+    def forget_stop(self) -> None:
+        """Drop a stop request no search has taken (call only with no search
+        running): one that came after its search had ended would stop the next."""
+        self._stop_requested = False
+
     def _total(self, slot: int) -> int:
         """A counter (CTL_NODES, ...) summed over the main thread and the helpers of this search."""
         return int(self.ctl[slot]) + sum(int(h.ctl[slot]) for h in self._helpers[: self.threads - 1])

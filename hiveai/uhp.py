@@ -23,9 +23,14 @@ and docs/protocol-notes.md, section 1):
 * Pondering (option ``PonderDuringIdle``): after a searched ``bestmove`` has
   answered and printed ``ok``, a ponder thread searches the position after
   the predicted reply (the PV's second move) into the shared table, printing
-  nothing. The next line read (a command, ``exit`` or the end of input) stops
-  it before anything else happens; the stop flag is read at every node, so
-  the command runs within milliseconds. A ponder hit finds the table full.
+  nothing. Commands that leave the game and the settings alone (``info``,
+  ``validmoves``, and a ``play`` or ``pass`` along the prediction) run beside
+  it on their own board; any other line (including ``exit`` and the end of
+  input) stops it before it runs: the stop flag is read at every node, so the
+  command runs within milliseconds. On a ponder hit, ``bestmove time T``
+  takes the running ponder search over under its own deadlines instead of
+  starting again: a restarted search redoes most of the deepest iteration,
+  whose table entries were overwritten or bound another window.
 """
 
 from __future__ import annotations
@@ -63,6 +68,21 @@ BESTMOVE_USAGE = "Usage: bestmove [time hh:mm:ss[.fffffff] | depth N]"
 EOF_THINK_SECONDS = 1.0
 
 _UNSIGNED = re.compile(r"^\d+$")
+
+# Commands that may run while a ponder search goes on: they change neither the
+# engine's settings nor the game, except a play or pass, which is checked against
+# the prediction once it has run (a miss stops the ponder search then).
+# ``bestmove`` decides for itself (a ponder hit takes the search over).
+BESIDE_PONDERING = frozenset({"info", "validmoves", "play", "pass", "bestmove"})
+
+
+def _runs_beside_pondering(line: str) -> bool:
+    """Whether command ``line`` leaves a running ponder search alone (above);
+    ``options`` does unless it sets one."""
+    words = line.lower().split()
+    if words[0] == "options":
+        return len(words) < 2 or words[1] != "set"
+    return words[0] in BESIDE_PONDERING
 
 
 class CommandError(Exception):
@@ -104,6 +124,13 @@ class UhpServer:
         self._ponder_board = None  # the position to ponder: after our move and the predicted reply
         self._ponder_thread: threading.Thread | None = None
         self._ponder_stop = timeman.StopFlag()
+        self._ponder_limits: timeman.Limits | None = None  # the running ponder search's, until a bestmove takes it
+        self._ponder_result = None  # its SearchResult, once it has ended
+        # Guards the ponder search's last iteration and whether its iterations are
+        # printed yet (only once a bestmove has taken it over).
+        self._ponder_lock = threading.Lock()
+        self._ponder_info = None
+        self._ponder_reporting = False
         # Guards input_closed, searching_infinite and the timer that ends a bare bestmove at EOF.
         self._eof_lock = threading.Lock()
         self._eof_timer: threading.Timer | None = None
@@ -155,7 +182,8 @@ class UhpServer:
                 line = lines.get()
                 if line is not None and not line.strip():
                     continue  # a blank line: no output at all (Mzinga), and pondering goes on
-                self._stop_pondering()
+                if line is None or not _runs_beside_pondering(line):
+                    self._stop_pondering()
                 if line is None or not self.execute(line):  # EOF or exit
                     return 0
                 self._start_pondering()
@@ -175,23 +203,63 @@ class UhpServer:
         history = self.board.move_history if self.board is not None else None
         if (history is None or self.board.game_type_string != board.game_type_string
                 or history != board.move_history[: len(history)]):
+            self._stop_pondering()  # a reply other than the predicted one
             self._ponder_board = None
             return
+        if self._ponder_thread is not None and self._ponder_thread.is_alive():
+            return  # it goes on: the command ran beside it
+        self._stop_pondering()  # a ponder search that failed: joined, and tried again
         searcher = self._get_searcher()
         if self.options["PonderDuringIdle"] == "SingleThreaded":
             searcher.threads = 1
         self._ponder_stop.clear()
-        limits = timeman.infinite_limits(self._ponder_stop)
+        limits = self._ponder_limits = timeman.infinite_limits(self._ponder_stop)
+        self._ponder_result = None
+        with self._ponder_lock:
+            self._ponder_info, self._ponder_reporting = None, False
+
+        def on_iteration(info) -> None:
+            with self._ponder_lock:
+                self._ponder_info = info
+                if self._ponder_reporting:
+                    self._report(info)
 
         def ponder() -> None:
             try:
-                result = searcher.search(board, limits)
+                result = searcher.search(board, limits, on_iteration=on_iteration)
                 log.info("pondered %s to depth %s, %s nodes", board.game_string(), result.depth, result.nodes)
+                self._ponder_result = result
             except Exception:  # pondering is a bonus: never let it break the engine
                 log.exception("pondering failed")
 
         self._ponder_thread = threading.Thread(target=ponder, name="hiveai-ponder", daemon=True)
         self._ponder_thread.start()
+
+    def _take_over_pondering(self, board, limits: timeman.Limits):
+        """On a ponder hit under a clock, let the running ponder search go on as
+        this ``bestmove``'s search, with its deadlines and stop flag, and return
+        its result: its unfinished iteration is kept, not searched again. Returns
+        None, with pondering stopped, when that does not apply: no ponder search,
+        another position, a depth or node limit, or a weak level."""
+        thread, ponder_limits = self._ponder_thread, self._ponder_limits
+        hit = (thread is not None and thread.is_alive() and ponder_limits is not None
+               and self._ponder_board is not None and self._ponder_board.move_history == board.move_history
+               and limits.hard is not None and self._node_budget is None and self.options["Level"] == MAX_LEVEL)
+        if not hit:
+            self._stop_pondering()
+            return None
+        # Deadlines first, the infinite mark last: the search's driver reads them
+        # without a lock, and must never see "not infinite" with no deadline.
+        ponder_limits.hard, ponder_limits.soft, ponder_limits.stop = limits.hard, limits.soft, limits.stop
+        ponder_limits.infinite = False
+        with self._ponder_lock:
+            self._ponder_reporting = self.options["ReportIntermediateBestMoves"]
+            if self._ponder_reporting and self._ponder_info is not None:
+                self._report(self._ponder_info)  # the deepest iteration pondered so far
+        log.info("ponder hit: the ponder search goes on as this bestmove's")
+        self._ponder_thread = None
+        thread.join()
+        return self._ponder_result
 
     def _stop_pondering(self) -> None:
         """Stop pondering (if it runs) and wait until it has."""
@@ -201,6 +269,9 @@ class UhpServer:
         self._ponder_stop.set()
         self._searcher.stop()  # at once, without waiting for the search's next poll
         thread.join()
+        # Had the search ended before the request reached it, the request would
+        # stop the next search, a bestmove's, at once.
+        self._searcher.forget_stop()
 
     def execute(self, line: str) -> bool:
         """Answer one command line. Returns False for ``exit``."""
@@ -381,12 +452,16 @@ class UhpServer:
             # The weak levels skip the book: its moves are the strongest there are.
             book = self._book_move(board, limits) if level == MAX_LEVEL else None
             if book is not None:
+                self._stop_pondering()
+                self._ponder_board = None
                 log.info("bestmove %s from the book", book)
                 return [str(book)]
-            searcher = self._get_searcher()  # imports numba; the banner is long gone
-            report = self._report if self.options["ReportIntermediateBestMoves"] else None
-            result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng,
-                                     nodes=self._node_budget)
+            result = self._take_over_pondering(board, limits)
+            if result is None:
+                searcher = self._get_searcher()  # imports numba; the banner is long gone
+                report = self._report if self.options["ReportIntermediateBestMoves"] else None
+                result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng,
+                                         nodes=self._node_budget)
         finally:
             with self._eof_lock:
                 self.searching = self.searching_infinite = False

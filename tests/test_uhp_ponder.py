@@ -1,7 +1,8 @@
 """The new engine options over a real pipe: NumThreads, Level, and pondering
-(PonderDuringIdle): silent, stopped by any command, kept through the
-client's ``play`` of our move, a ponder hit leaves a fuller table, and
-``exit`` or the end of input quit at once."""
+(PonderDuringIdle): silent, stopped by any command that changes the game or
+the settings, kept through queries and the client's ``play`` of our move, a
+ponder hit leaves a fuller table and ``bestmove time`` takes the ponder
+search over, and ``exit`` or the end of input quit at once."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def test_new_options_are_listed_with_their_defaults(engine):
     engine.cmd1("options set Level 10")
 
 
-def test_pondering_is_silent_and_any_command_stops_it(fresh_engine):
+def test_pondering_is_silent_queries_run_beside_it_and_other_commands_stop_it(fresh_engine):
     e = fresh_engine()
     start_pondering_game(e, "MultiThreaded")
     move, pv = think(e, "depth 3")
@@ -61,8 +62,14 @@ def test_pondering_is_silent_and_any_command_stops_it(fresh_engine):
     e.assert_silent(1.5)  # pondering now: nothing on stdout
     sent = time.monotonic()
     assert e.cmd1("validmoves").count(";") > 5
+    assert e.cmd1("options get LogLevel").startswith("LogLevel;")
     assert time.monotonic() - sent < 1.0  # milliseconds (README, "Pondering"); generous for a loaded machine
-    assert stderr_count(e, "pondered") >= 1
+    e.assert_silent(0.3)
+    assert "pondered" not in e.stderr_text()  # the queries left it running
+    sent = time.monotonic()
+    assert e.cmd1("options set LogLevel Info") == "LogLevel;enum;Info;Warning;Debug;Info;Warning;Error"
+    assert time.monotonic() - sent < 1.0
+    assert stderr_count(e, "pondered") == 1  # stopped before the set ran (then pondering again)
 
 
 def test_a_ponder_hit_starts_from_the_deeper_table(fresh_engine):
@@ -90,10 +97,38 @@ def test_a_ponder_miss_drops_the_prediction(fresh_engine):
     e.cmd1(f"play {move}")
     other = next(m for m in e.cmd1("validmoves").split(";") if m != pv[1])
     e.cmd1(f"play {other}")
-    count = stderr_count(e, "pondered", 3)  # stopped by each command: play, validmoves, play
+    count = stderr_count(e, "pondered", 1)  # stopped by the miss alone (play and validmoves ran beside it)
     e.assert_silent(1.0)
     e.cmd1("validmoves")
-    assert count == 3 and stderr_count(e, "pondered", 4) == 3, e.stderr_text()  # nothing pondered since the miss
+    e.cmd1("options set LogLevel Info")
+    assert count == 1 and stderr_count(e, "pondered", 2) == 1, e.stderr_text()  # nothing pondered since the miss
+
+
+def test_bestmove_time_takes_the_ponder_search_over_on_a_hit(fresh_engine):
+    e = fresh_engine()
+    start_pondering_game(e)
+    move, pv = think(e, "depth 3")
+    e.cmd1(f"play {move}")
+    e.cmd1(f"play {pv[1]}")  # a ponder hit: the same search goes on
+    e.assert_silent(1.5)
+    valid = set(e.cmd1("validmoves").split(";"))
+    # With no time left the answer is the ponder search's deepest iteration, not a
+    # fresh search's first move: its line is printed, then the move.
+    lines = e.cmd("bestmove time 00:00:00")
+    assert stderr_count(e, "ponder hit: the ponder search goes on") == 1
+    assert len(lines) >= 2 and lines[-1] in valid
+    depth = int(lines[-2].split(";")[1])
+    assert lines[-2].split(";")[0] == lines[-1] and depth >= 4, lines  # 1.5 s of pondering: at least depth 4
+    stderr_count(e, "INFO: bestmove", 2)
+    searched = BESTMOVE_LOG.findall(e.stderr_text())[-1]
+    assert searched[0] == lines[-1] and int(searched[1]) == depth
+    # The next hit, under a depth limit: a fresh search (reproducible), not a take-over.
+    pv = lines[-2].split(";")[3:]
+    assert len(pv) >= 2, lines
+    e.cmd1(f"play {pv[0]}")
+    e.cmd1(f"play {pv[1]}")
+    think(e, "depth 2")
+    assert e.stderr_text().count("ponder hit") == 1
 
 
 def test_exit_and_end_of_input_quit_at_once_while_pondering(fresh_engine):

@@ -1,15 +1,17 @@
-"""What pondering gains, and how fast a command stops it (prints figures, asserts nothing).
+"""What pondering gains, and how fast commands answer while it runs (prints figures, asserts nothing).
 
     python tools/bench_ponder.py [--idle S] [--move-time T] [--threads N]
 
 For each mid-game bench position, two fresh engines (opening book off,
 ``NumThreads`` N) do the same: ``bestmove depth 3`` (our move and the PV's
-predicted reply), ``play`` both moves, wait ``--idle`` seconds (the opponent
-thinking), then ``bestmove time T``. One has ``PonderDuringIdle`` Disabled,
-the other SingleThreaded or MultiThreaded (N > 1). Printed: the depth each
-final search reached (from the intermediate lines) and, while pondering, the
-round trip of ``validmoves`` (the command stops the ponder search first)
-against the same command idle.
+predicted reply), ``play`` our move, wait ``--idle`` seconds (the opponent
+thinking), ``play`` the predicted reply, then ``bestmove time T``. One has
+``PonderDuringIdle`` Disabled, the other SingleThreaded or MultiThreaded
+(N > 1). Printed: the depth each final search reached (from the
+intermediate lines); the round trip of a ``validmoves`` sent during the idle
+time (it runs beside the ponder search) against the same command idle; and,
+1 s after the final search, the round trip of an ``options set``, which
+stops the ponder search before it runs.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from bench_uhp import Pipe
 from hiveai.bench import POSITIONS
 
 
-def depth_after(game: str, ponder: str, idle: float, move_time: str, threads: int) -> tuple[int, float]:
-    """Depth of ``bestmove time`` after a ponder hit; round trip of a validmoves sent while pondering."""
+def depth_after(game: str, ponder: str, idle: float, move_time: str, threads: int) -> tuple[int, float, float]:
+    """Depth of ``bestmove time`` after a ponder hit; round trips of a validmoves
+    sent while pondering and of an options set that stops the ponder search."""
     p = Pipe()
     p.reply()
     for option in ("UseBook False", "ReportIntermediateBestMoves True", f"PonderDuringIdle {ponder}",
@@ -34,16 +37,20 @@ def depth_after(game: str, ponder: str, idle: float, move_time: str, threads: in
     lines = p.cmd("bestmove depth 3")
     move, pv = lines[-1], lines[-2].split(";")[3:]
     p.cmd(f"play {move}")
-    if len(pv) > 1:
-        p.cmd(f"play {pv[1]}")
-    time.sleep(idle)
+    time.sleep(idle / 2)
     start = time.perf_counter()
     p.cmd("validmoves")
-    round_trip = time.perf_counter() - start
-    time.sleep(0.2)  # pondering again after validmoves
+    beside = time.perf_counter() - start
+    time.sleep(idle / 2)
+    if len(pv) > 1:
+        p.cmd(f"play {pv[1]}")
     lines = p.cmd(f"bestmove time {move_time}")
+    time.sleep(1.0)  # pondering the next position
+    start = time.perf_counter()
+    p.cmd("options set LogLevel Warning")
+    stopping = time.perf_counter() - start
     p.close()
-    return int(lines[-2].split(";")[1]) if len(lines) > 1 else 0, round_trip
+    return int(lines[-2].split(";")[1]) if len(lines) > 1 else 0, beside, stopping
 
 
 def main() -> None:
@@ -54,20 +61,25 @@ def main() -> None:
     args = parser.parse_args()
     mode = "SingleThreaded" if args.threads == 1 else "MultiThreaded"
     print(f"bestmove time {args.move_time} after a ponder hit, {args.idle:g} s idle, {args.threads} thread(s)")
-    print(f"{'position':<20} {'depth off':>9} {'depth on':>9}  {'validmoves idle':>15} {'while pondering':>15}")
-    gains, idle_trips, ponder_trips = [], [], []
+    print(f"{'position':<20} {'depth off':>9} {'depth on':>9}  {'validmoves idle':>15} {'while pondering':>15}"
+          f" {'options set idle':>16} {'while pondering':>15}")
+    gains, trips = [], {key: [] for key in ("validmoves, pondering off", "validmoves while pondering",
+                                          "options set, pondering off", "options set while pondering (stops it)")}
     for position in POSITIONS:
         if not position.midgame:
             continue
-        off, t_off = depth_after(position.game, "Disabled", args.idle, args.move_time, args.threads)
-        on, t_on = depth_after(position.game, mode, args.idle, args.move_time, args.threads)
+        off, beside_idle, stopping_idle = depth_after(position.game, "Disabled", args.idle, args.move_time,
+                                                      args.threads)
+        on, beside, stopping = depth_after(position.game, mode, args.idle, args.move_time, args.threads)
         gains.append(on - off)
-        idle_trips.append(t_off)
-        ponder_trips.append(t_on)
-        print(f"{position.name:<20} {off:>9} {on:>9}  {t_off * 1000:>12.1f} ms {t_on * 1000:>12.1f} ms")
-    print(f"mean depth gain {statistics.mean(gains):+.2f} plies (min {min(gains):+d}); validmoves round trip "
-          f"median {statistics.median(idle_trips) * 1000:.1f} ms idle, "
-          f"{statistics.median(ponder_trips) * 1000:.1f} ms while pondering (max {max(ponder_trips) * 1000:.1f} ms)")
+        for key, value in zip(trips, (beside_idle, beside, stopping_idle, stopping)):
+            trips[key].append(value * 1000)
+        print(f"{position.name:<20} {off:>9} {on:>9}  {beside_idle * 1000:>12.1f} ms {beside * 1000:>12.1f} ms"
+              f" {stopping_idle * 1000:>13.1f} ms {stopping * 1000:>12.1f} ms")
+    print(f"mean depth gain {statistics.mean(gains):+.2f} plies (min {min(gains):+d}), "
+          f"{sum(g >= 1 for g in gains)} of {len(gains)} positions at least one ply deeper")
+    for key, values in trips.items():
+        print(f"round trip, {key}: median {statistics.median(values):.1f} ms, max {max(values):.1f} ms")
 
 
 if __name__ == "__main__":
