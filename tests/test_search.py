@@ -23,12 +23,14 @@ from hiveai.search import (
     BUSY_SIZE,
     CTL_SHARED,
     SD_PV,
+    SEARCH_ENV,
     SearchInfo,
     Searcher,
     _game_hashes,
     _last_placement_index,
     _negamax,
     _search_root,
+    features_from_env,
     format_score,
     is_win_score,
     search,
@@ -256,6 +258,28 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
                                  searcher.ctl, np.zeros(0, dtype=np.int32), np.int64(depth),
                                  np.int64(len(hashes) - 1), np.int64(_last_placement_index(board))))
     assert (score, int(searcher._sd[SD_PV])) == (plain.score, plain.move.code)
+
+
+def test_search_switches_parse_and_each_reduction_rule_changes_the_tree(monkeypatch):
+    monkeypatch.setenv(SEARCH_ENV, "lmr=2, extend=0")
+    assert features_from_env()["lmr"] == 2 and features_from_env()["extend"] == 0
+    for bad in ("lmr=3", "lmr=", "lmr=12", "extend=2", "nosuch=1", "lmr"):
+        monkeypatch.setenv(SEARCH_ENV, bad)
+        with pytest.raises(ValueError, match=SEARCH_ENV):
+            features_from_env()
+    monkeypatch.delenv(SEARCH_ENV)
+    board = Board.parse(MIDGAME)
+    nodes = {}
+    for rule in (0, 1, 2):
+        searcher = Searcher(tt_mb=4)
+        searcher.features["lmr"] = rule
+        result = searcher.search(board, depth_limits(5, StopFlag()))
+        assert result.depth == 5 and replay_is_legal(board, result.pv)
+        nodes[rule] = result.nodes
+    # Each rule reduces some moves, so each gives another tree (the mild one is
+    # not always smaller at this depth: its reduced moves that fail high are
+    # searched twice); the full rule reduces the most.
+    assert len(set(nodes.values())) == 3 and nodes[1] < min(nodes[0], nodes[2]), nodes
 
 
 # --- stopping and time ---------------------------------------------------------
