@@ -24,9 +24,10 @@ and docs/protocol-notes.md, section 1):
   answered and printed ``ok``, a ponder thread searches the position after
   the predicted reply (the PV's second move) into the shared table, printing
   nothing. Commands that leave the game and the settings alone (``info``,
-  ``validmoves``, and a ``play`` or ``pass`` along the prediction) run beside
-  it on their own board; any other line (including ``exit`` and the end of
-  input) stops it before it runs: the stop flag is read at every node, so the
+  ``validmoves``, ``options`` but for ``options set``, and a ``play`` or
+  ``pass`` along the prediction) run beside it, since it searches a copy of
+  the position; any other line (including ``exit`` and the end of input)
+  stops it before it runs: the stop flag is read at every node, so the
   command runs within milliseconds. On a ponder hit, ``bestmove time T``
   takes the running ponder search over under its own deadlines instead of
   starting again: a restarted search redoes most of the deepest iteration,
