@@ -112,13 +112,14 @@ def test_bestmove_time_takes_the_ponder_search_over_on_a_hit(fresh_engine):
     e.cmd1(f"play {pv[1]}")  # a ponder hit: the same search goes on
     e.assert_silent(1.5)
     valid = set(e.cmd1("validmoves").split(";"))
-    # With no time left the answer is the ponder search's deepest iteration, not a
-    # fresh search's first move: its line is printed, then the move.
+    # With no time left the answer comes from the ponder search, not from a fresh
+    # search's first move: its deepest iteration's line is printed, then the move
+    # (that line's, or a better root move of the unfinished iteration).
     lines = e.cmd("bestmove time 00:00:00")
     assert stderr_count(e, "ponder hit: the ponder search goes on") == 1
     assert len(lines) >= 2 and lines[-1] in valid
     depth = int(lines[-2].split(";")[1])
-    assert lines[-2].split(";")[0] == lines[-1] and depth >= 4, lines  # 1.5 s of pondering: at least depth 4
+    assert depth >= 4, lines  # 1.5 s of pondering: at least depth 4
     stderr_count(e, "INFO: bestmove", 2)
     searched = BESTMOVE_LOG.findall(e.stderr_text())[-1]
     assert searched[0] == lines[-1] and int(searched[1]) == depth
