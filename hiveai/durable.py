@@ -127,7 +127,8 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["LineAppender", "append_line", "complete_lines", "replace_atomically", "trim_partial_line"]
+__all__ = ["DirectoryLock", "LineAppender", "LockedError", "append_line", "complete_lines", "replace_atomically",
+           "trim_partial_line"]
 
 
 class DirectoryLock:

@@ -52,7 +52,6 @@ def test_a_directory_lock_has_one_holder_at_a_time_across_processes(tmp_path):
         pass
 
 
-
 def test_appends_survive_and_a_cut_short_last_line_is_trimmed(tmp_path):
     path = tmp_path / "records.jsonl"
     assert trim_partial_line(path) == b""  # missing: empty, and not created
