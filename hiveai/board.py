@@ -44,7 +44,6 @@ from hiveai.movegen import (
     RELAX_DRAGONFLY,
     RELAX_SPIDER,
     RELAX_SUICIDE,
-    WS_PIN,
     find_pinned,
     generate_moves,
     legal_moves,
@@ -550,9 +549,7 @@ class Board:
         return self._relaxed[relax]
 
     def _is_pinned(self, piece: int) -> bool:
-        ws = new_workspace()
-        stamp = find_pinned(self._b, ws, int(self._b[POS + piece]))
-        return int(ws[WS_PIN + piece]) == stamp
+        return bool((int(find_pinned(self._b, new_workspace(), int(self._b[POS + piece]))) >> piece) & 1)
 
 
 def warmup() -> None:

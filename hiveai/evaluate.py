@@ -57,9 +57,7 @@ from hiveai.movegen import (
     GAME_TYPE_BITS,
     HOLE_BIT,
     KIND,
-    WS_PIN,
     find_pinned,
-    renew_stamps,
     slide_directions,
 )
 from hiveai.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, occupied_neighbours
@@ -259,6 +257,13 @@ def _nb(cell, d):
 @njit(cache=True, nogil=True)
 def evaluate(b, ws, w):
     """Score of an unfinished position for the side to move (higher is better)."""
+    return evaluate_pinned(b, ws, w, -1)
+
+
+@njit(cache=True, nogil=True)
+def evaluate_pinned(b, ws, w, pinned):
+    """evaluate(), given the pinned-piece mask (movegen.find_pinned) when the
+    caller knows it already (the search, after a placement), else -1."""
     side = b[PLY] & 1
     root = -1
     for p in range(N_PIECES):
@@ -267,8 +272,8 @@ def evaluate(b, ws, w):
             break
     if root < 0:
         return 0
-    renew_stamps(ws)
-    pin = find_pinned(b, ws, root)
+    if pinned < 0:
+        pinned = find_pinned(b, ws, root)
     critters = (b[GAME_TYPE] & GAME_TYPE_BITS) == CRITTERS
     kinds = CRITTERS_KIND if critters else KIND
 
@@ -296,7 +301,7 @@ def evaluate(b, ws, w):
         if b[TOP + c] != p:
             continue  # covered: worth nothing while buried
         if b[LEVEL + p] == 0:
-            if ws[WS_PIN + p] == pin:
+            if (pinned >> p) & 1:
                 continue
             if k == QUEEN or k == SPIDER or k == ANT or k == PILLBUG:
                 if slide_directions(b, c, c) == 0:

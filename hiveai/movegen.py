@@ -52,6 +52,7 @@ from hiveai.bug import (
     KIND_EXPANSION,
     KIND_FIRST,
     LADYBUG,
+    MAX_STACK,
     MOSQUITO,
     N_KINDS,
     N_PIECES,
@@ -74,6 +75,7 @@ from hiveai.position import (
     PASS,
     PLY,
     POS,
+    STACK,
     TOP,
     occupied_neighbours,
 )
@@ -81,8 +83,8 @@ from hiveai.position import (
 # Workspace layout (int32).
 WS_STAMP = 0  # the current stamp
 WS_MARK = 1  # per cell: stamp of the last time it was marked
-WS_PIN = WS_MARK + N_CELLS  # per piece: stamp of the pass that found it pinned
-WS_DISC = WS_PIN + N_PIECES  # per cell: DFS discovery time (Tarjan), 0 between calls
+WS_PINNED = WS_MARK + N_CELLS  # generate_movements' pinned-piece mask (find_pinned), -1 if it found none to compute
+WS_DISC = WS_PINNED + 1  # per cell: DFS discovery time (Tarjan), 0 between calls
 WS_LOW = WS_DISC + N_CELLS  # per cell: low-link (valid only during a call)
 WS_VISITED = WS_LOW + N_CELLS  # cells in discovery order, to reset WS_DISC
 WS_DFS_CELL = WS_VISITED + N_PIECES + 1  # explicit DFS stack: cell
@@ -91,7 +93,7 @@ WS_PLACEABLE = WS_DFS_LEFT + N_PIECES + 1  # pieces that may be placed now
 WS_QUEUE = WS_PLACEABLE + N_KINDS  # ant flood fill / placement cell list
 WS_SIZE = WS_QUEUE + N_CELLS
 
-# Stamps one generate_moves call can use at most: placement, pins, one per piece.
+# Stamps one generate_moves call can use at most: placement, one per piece, a spare.
 STAMPS_PER_GENERATION = 2 + N_PIECES
 STAMP_LIMIT = 2**31 - 1 - 2 * STAMPS_PER_GENERATION
 
@@ -145,6 +147,8 @@ DIR_STEP = np.array(DIR_OFFSET, dtype=np.int64)
 HOLE_BIT = np.zeros(N_CELLS, dtype=np.int64)
 for _d, _offset in enumerate(DIR_OFFSET):
     HOLE_BIT[_offset & CELL_MASK] = 1 << _d
+# Set bits of a six-bit mask.
+_BIT_COUNT_6 = np.array([bin(m).count("1") for m in range(64)], dtype=np.int64)
 # Direction of the lowest set bit of a six-bit neighbour mask.
 _LOWEST_BIT = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(64)], dtype=np.int64)
 
@@ -171,7 +175,7 @@ def renew_stamps(ws):
     One generation uses fewer than STAMPS_PER_GENERATION stamps.
     """
     if ws[WS_STAMP] >= STAMP_LIMIT:
-        ws[WS_MARK : WS_MARK + N_CELLS + N_PIECES] = 0
+        ws[WS_MARK : WS_MARK + N_CELLS] = 0
         ws[WS_STAMP] = 0
 
 
@@ -218,13 +222,12 @@ def _add(ws, stamp, moves, n, piece, dest):
 
 @njit(cache=True)
 def find_pinned(b, ws, root):
-    """Mark every piece that is an articulation point of the hive.
+    """The pieces that are articulation points of the hive: bit p set for piece p.
 
     Iterative Tarjan over occupied cells, linear in the number of stacks.
     Each cell is marked through its top piece. Only single-piece cells
     matter: a piece on top of a stack never splits the hive (callers skip the
-    pin test for it) and a covered piece cannot move at all. Returns the
-    stamp that marks pins in ``ws[WS_PIN + piece]``.
+    pin test for it) and a covered piece cannot move at all.
 
     Speed (this runs at every evaluation and every move generation): a cell's
     neighbours come from its NBR mask (hiveai.position), so only occupied ones
@@ -234,7 +237,7 @@ def find_pinned(b, ws, root):
     return. Every index read from an array is masked: numba then knows it is
     not negative and drops its wrap-around fix-up.
     """
-    stamp = new_stamp(ws)
+    pinned = 0
     rc = root & CELL_MASK
     c = rc
     m = b[NBR + c] & ALL_NEIGHBOURS  # neighbours of c not yet looked at
@@ -279,7 +282,7 @@ def find_pinned(b, ws, root):
         sp -= 1
         parent = ws[WS_DFS_CELL + sp] & CELL_MASK
         if sp > 0 and low >= ws[WS_DISC + parent]:
-            ws[WS_PIN + (b[TOP + parent] & PIECE_MASK)] = stamp
+            pinned |= 1 << (b[TOP + parent] & PIECE_MASK)
         plow = ws[WS_LOW + parent]
         if low < plow:
             plow = low
@@ -287,10 +290,69 @@ def find_pinned(b, ws, root):
         m = ws[WS_DFS_LEFT + sp] & ALL_NEIGHBOURS
         low = plow
     if root_children > 1:
-        ws[WS_PIN + (b[TOP + rc] & PIECE_MASK)] = stamp
+        pinned |= 1 << (b[TOP + rc] & PIECE_MASK)
     for i in range(t):
         ws[WS_DISC + (ws[WS_VISITED + i] & CELL_MASK)] = 0
-    return stamp
+    return pinned
+
+
+@njit(cache=True)
+def pinned_after_move(b, pinned, mv):
+    """The pinned mask (find_pinned) after the legal move ``mv``, from the mask
+    ``pinned`` before it, in the cases where it follows without a new pass;
+    else -1. Read before the move is made.
+
+    The rules (the hive as a graph of stacks): a stack added touching one stack
+    u hangs off the hive, so every articulation point stays one and u becomes
+    one. A stack added touching two stacks that touch each other closes a
+    triangle: that pair was joined already, nothing changes. Taking such a
+    triangle corner away changes nothing either, by the same argument read
+    backwards. So a placement, a ground piece leaving a cell whose neighbours
+    are two touching stacks, and a piece stepping off a stack's top keep the
+    mask (plus u) whenever the cell they land on is a new stack of those two
+    kinds, or an existing stack (a climb). A stack's pin is its top piece's:
+    when a piece leaves a stack, the piece under it inherits the mark.
+    """
+    if mv == PASS:
+        return pinned
+    x = mv >> MOVE_PIECE_SHIFT
+    dest = mv & CELL_MASK
+    src = b[POS + (x & PIECE_MASK)]
+    hole = -1  # a cell the move leaves empty
+    below = -1  # the piece a move off a stack's top uncovers
+    if src >= 0:
+        h = b[HEIGHT + src]
+        if h > 1:
+            below = b[STACK + src * MAX_STACK + h - 2] & PIECE_MASK
+            pinned = (pinned & ~(1 << x)) | (((pinned >> x) & 1) << below)
+        else:
+            ring = b[NBR + src] & ALL_NEIGHBOURS
+            if _BIT_COUNT_6[ring] != 2 or not _adjacent_pair(ring):
+                return -1
+            hole = src
+        if b[HEIGHT + dest] > 0:
+            return pinned  # a climb: no stack added
+    around = b[NBR + dest] & ALL_NEIGHBOURS
+    if hole >= 0:
+        around &= ~HOLE_BIT[(hole - dest) & CELL_MASK]
+    if _BIT_COUNT_6[around] == 1:
+        u = _nb(dest, _LOWEST_BIT[around])
+        others = b[NBR + u] & ALL_NEIGHBOURS
+        if hole >= 0:
+            others &= ~HOLE_BIT[(hole - u) & CELL_MASK]
+        if others == 0:
+            return -1  # u was the whole hive: two stacks pin nothing
+        top = below if u == src else b[TOP + u] & PIECE_MASK  # u's top once the move is made
+        return pinned | (1 << top)
+    if _BIT_COUNT_6[around] == 2 and _adjacent_pair(around):
+        return pinned
+    return -1
+
+
+@njit(cache=True)
+def _adjacent_pair(ring):
+    """Whether the two set bits of a six-bit neighbour mask are next to each other."""
+    return _BIT_COUNT_6[ring | ((ring << 1) & 63) | (ring >> 5)] == 3
 
 
 # --- Bugs -------------------------------------------------------------------
@@ -594,18 +656,59 @@ def _placement_cells(b, ws, side):
             if ws[WS_MARK + e] == stamp:
                 continue
             ws[WS_MARK + e] = stamp
-            ok = True
-            around = b[NBR + e] & ALL_NEIGHBOURS
-            while around != 0:
-                q = b[TOP + _nb(e, _LOWEST_BIT[around])]
-                around &= around - 1
-                if (q >= PIECES_PER_COLOUR) != (side == 1):
-                    ok = False
-                    break
-            if ok:
+            if _touches_only_own(b, e, side):
                 ws[WS_QUEUE + k] = e
                 k += 1
     return k
+
+
+@njit(cache=True)
+def _touches_only_own(b, e, side):
+    """Whether every stack next to cell e is topped by one of side's pieces."""
+    around = b[NBR + e] & ALL_NEIGHBOURS
+    while around != 0:
+        q = b[TOP + _nb(e, _LOWEST_BIT[around])]
+        around &= around - 1
+        if (q >= PIECES_PER_COLOUR) != (side == 1):
+            return False
+    return True
+
+
+@njit(cache=True)
+def is_legal_placement(b, ws, moves, n, mv):
+    """Whether ``mv`` is a placement generate_moves would give here, tested
+    without generating them (moves[n] is scratch for the Critters rule).
+
+    What lets the search try a killer placement before the placements are
+    generated: a few dozen nanoseconds against a few hundred.
+    """
+    x = mv >> MOVE_PIECE_SHIFT
+    if mv < 0 or x >= N_PIECES or b[POS + x] >= 0:
+        return False
+    dest = mv & CELL_MASK
+    side = b[PLY] & 1
+    placeable = False
+    for i in range(_placeable(b, ws, side)):
+        if ws[WS_PLACEABLE + i] == x:
+            placeable = True
+    if not placeable or b[HEIGHT + dest] != 0:
+        return False
+    ply = b[PLY]
+    if ply == 0:
+        return dest == ORIGIN
+    if ply == 1:
+        first = b[POS + 0]
+        for p in range(PIECES_PER_COLOUR):
+            if b[POS + p] >= 0:
+                first = b[POS + p]
+        return HOLE_BIT[(dest - first) & CELL_MASK] != 0
+    if b[NBR + dest] & ALL_NEIGHBOURS == 0 or not _touches_only_own(b, dest, side):
+        return False
+    gt = b[GAME_TYPE]
+    if (gt & GAME_TYPE_BITS) == CRITTERS and (gt & RELAX_SUICIDE) == 0:
+        moves[n] = mv
+        return _drop_suicides(b, moves, n, n + 1, side) == n + 1
+    return True
 
 
 @njit(cache=True)
@@ -650,9 +753,14 @@ def generate_moves(b, ws, moves, n):
     Returns the new end. The caller decides what no moves means (a pass) and
     must not call this on a finished game.
     """
+    return generate_movements(b, ws, moves, generate_placements(b, ws, moves, n), -1)
+
+
+@njit(cache=True)
+def generate_placements(b, ws, moves, n):
+    """The placements of generate_moves alone, appended at moves[n:]; returns the new end."""
     renew_stamps(ws)
     side = b[PLY] & 1
-    base = side * PIECES_PER_COLOUR
     start = n
     npl = _placeable(b, ws, side)
     if npl > 0:
@@ -663,11 +771,33 @@ def generate_moves(b, ws, moves, n):
                 moves[n] = (p << MOVE_PIECE_SHIFT) | ws[WS_QUEUE + j]
                 n += 1
     gt = b[GAME_TYPE]
+    if (gt & GAME_TYPE_BITS) == CRITTERS and (gt & RELAX_SUICIDE) == 0:
+        n = _drop_suicides(b, moves, start, n, side)
+    return n
+
+
+@njit(cache=True)
+def generate_movements(b, ws, moves, n, pinned):
+    """The moves of pieces on the board (pillbug throws included) of
+    generate_moves alone, appended at moves[n:]; returns the new end.
+
+    ``pinned``: the position's pinned-piece mask if the caller knows it
+    (find_pinned, pinned_after_move), else -1. The mask used is left in
+    ws[WS_PINNED] (-1 before the queen is down: nothing moves, no mask).
+    """
+    renew_stamps(ws)
+    side = b[PLY] & 1
+    base = side * PIECES_PER_COLOUR
+    start = n
+    gt = b[GAME_TYPE]
     critters = (gt & GAME_TYPE_BITS) == CRITTERS
+    ws[WS_PINNED] = -1
     if b[POS + base] < 0:
         return n  # no movement before the queen is down (nor a queen to surround)
     last = b[LAST_MOVED]
-    pin = find_pinned(b, ws, b[POS + base])
+    if pinned < 0:
+        pinned = find_pinned(b, ws, b[POS + base])
+    ws[WS_PINNED] = pinned
     # Throwers: own uncovered pillbug, or own ground mosquito touching a pillbug.
     t0 = -1
     t1 = -1
@@ -693,7 +823,7 @@ def generate_moves(b, ws, moves, n):
         if xc < 0 or b[TOP + xc] != x or x == last:
             continue
         own = (x >= base) and (x < base + PIECES_PER_COLOUR)
-        free = b[LEVEL + x] > 0 or ws[WS_PIN + x] != pin
+        free = b[LEVEL + x] > 0 or (pinned >> x) & 1 == 0
         if not own and (t0 < 0 or not free):
             continue
         stamp = new_stamp(ws)

@@ -6,7 +6,9 @@ first move), a transposition table (:mod:`hiveai.tt`), mate-distance scores
 (``WIN - ply``: the fastest win and the slowest loss score best, stored
 node-relative in the TT), and move ordering: TT move, then moves that attack
 the enemy queen or free our own, then two killers per ply, then a history
-table. Positions repeating one earlier on the search path or in the game
+table. At depth 1 (the children are leaves) placements are generated only
+once one could rank first, which keeps the order and skips most of them.
+Positions repeating one earlier on the search path or in the game
 since the last placement score as a draw: Hive has no repetition rule, but
 this stops a winning side from shuffling (placements are the only
 irreversible moves, so the scan stops at the last one).
@@ -54,10 +56,22 @@ from numba import njit
 from hiveai.board import Board, Move
 from hiveai.borrow import borrow
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
-from hiveai.evaluate import DRAW_SCORE, evaluate, weights_for, weights_from_env
+from hiveai.evaluate import DRAW_SCORE, evaluate_pinned, weights_for, weights_from_env
 from hiveai.hex_grid import CELL_MASK, N_CELLS
 from hiveai.level import MAX_LEVEL, play_level
-from hiveai.movegen import DIR_STEP, MAX_MOVES, PIECE_MASK, WS_MARK, legal_moves, new_stamp, new_workspace
+from hiveai.movegen import (
+    DIR_STEP,
+    MAX_MOVES,
+    PIECE_MASK,
+    WS_MARK,
+    WS_PINNED,
+    generate_movements,
+    generate_placements,
+    is_legal_placement,
+    new_stamp,
+    new_workspace,
+    pinned_after_move,
+)
 from hiveai.notation import move_to_string
 from hiveai.score import WIN, format_score, is_win_score  # noqa: F401 - the last two: results API
 from hiveai.position import (
@@ -256,6 +270,28 @@ def _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
 
 
 @njit(cache=True, nogil=True)
+def _best_key(keys_, i, end):
+    """Index of the best (smallest) key in keys_[i:end]."""
+    j = i
+    for k in range(i + 1, end):
+        if keys_[k] < keys_[j]:
+            j = k
+    return j
+
+
+@njit(cache=True, nogil=True)
+def _add_placements(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
+    """Append the placements (keyed) to a node's list of movements at
+    moves[start:end], or PASS if there is no move at all; returns the new end."""
+    n = generate_placements(b, ws, moves, end)
+    if n == start:
+        moves[n] = PASS
+        n += 1
+    _order_keys(b, ws, sd, moves, keys_, end, n, tt_move, ply, side)
+    return n
+
+
+@njit(cache=True, nogil=True)
 def _plausible(b, mv):
     """Whether ``mv`` can be made here without corrupting the position (a
     guard against TT key collisions, not a legality test)."""
@@ -272,14 +308,15 @@ def _plausible(b, mv):
 
 
 @njit(cache=True, nogil=True)
-def _cached_eval(b, ws, w, sd, ctl, key):
-    """evaluate(), remembered by position hash (the hash covers the side to move)."""
+def _cached_eval(b, ws, w, sd, ctl, key, pinned):
+    """evaluate(), remembered by position hash (the hash covers the side to move);
+    ``pinned``: the pinned-piece mask if known, else -1 (evaluate_pinned)."""
     slot = SD_EVAL + 2 * (key & ((1 << EVAL_CACHE_BITS) - 1))
     ctl[CTL_EVALS] += 1
     if sd[slot] == key and key != 0:
         ctl[CTL_EVAL_HITS] += 1
         return sd[slot + 1]
-    score = evaluate(b, ws, w)
+    score = evaluate_pinned(b, ws, w, pinned)
     sd[slot] = key
     sd[slot + 1] = score
     return score
@@ -328,7 +365,7 @@ def _settled(b, path, ply, hp, irrev):
 
 
 @njit(cache=True, nogil=True)
-def _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev):
+def _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev, pinned):
     """Score of a node at depth 0 for the side to move, without a search
     (settled, else the static evaluation); or NO_SCORE when the threat
     extension wants it searched one ply instead.
@@ -347,18 +384,20 @@ def _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev):
         enemy_queen = b[POS + (1 - (b[PLY] & 1)) * PIECES_PER_COLOUR]
         if enemy_queen >= 0 and occupied_neighbours(b, enemy_queen) >= 5:
             return NO_SCORE
-    return _cached_eval(b, ws, w, sd, ctl, b[HASH])
+    return _cached_eval(b, ws, w, sd, ctl, b[HASH], pinned)
 
 
 @njit(cache=True, nogil=True)
 def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
-             depth, ply, alpha, beta, start, hp, irrev):
+             depth, ply, alpha, beta, start, hp, irrev, pinned):
     """Score of position ``b`` for the side to move, searched ``depth`` plies.
 
     ``w`` are the evaluation weights. ``moves``/``keys_`` hold each ply's move list and ordering keys from
     index ``start``; ``path[hp]`` is this position's hash and positions
     ``irrev..hp-1`` of ``path`` are the ones it could repeat. ``excl`` lists
-    root moves to skip (multipv). Returns 0 at once once ``ctl[CTL_STOP]`` is set.
+    root moves to skip (multipv). ``pinned`` is the position's pinned-piece
+    mask when the parent could tell (movegen.pinned_after_move), else -1.
+    Returns 0 at once once ``ctl[CTL_STOP]`` is set.
     """
     ctl[CTL_NODES] += 1
     sd[SD_PVLEN + ply] = 0
@@ -368,7 +407,7 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl
         ctl[CTL_STOP] = 1  # the node budget is spent: stop as the driver would
         return 0
     if depth <= 0:
-        s = _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev)
+        s = _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev, pinned)
         if s != NO_SCORE:
             return s
         depth = 1  # extended
@@ -378,7 +417,7 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl
             return s
     key = b[HASH]
     if ply >= MAX_PLY - 1:
-        return _cached_eval(b, ws, w, sd, ctl, key)
+        return _cached_eval(b, ws, w, sd, ctl, key, pinned)
 
     # Mate distance: no line from here beats a win at the next ply.
     if alpha < -(WIN - ply):
@@ -418,6 +457,9 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl
     end = start  # end of this node's move list once generated
     i = start
     generated = False
+    pending = False  # placements not generated yet (depth 1)
+    killer_placement = -1  # killer 1, searched before the placements were generated
+    parent_pinned = pinned  # pinned-piece mask of this position (-1 until known)
     shared = ctl[CTL_SHARED] != 0 and depth >= BUSY_MIN_DEPTH
     deferred = 0  # moves put off because another thread was searching them
     second_pass = False
@@ -436,34 +478,60 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl
             i += 1
         else:
             if not generated:
-                end = legal_moves(b, ws, moves, start)
+                # At depth 1 the placements wait (below) while the best move may
+                # be a movement; elsewhere every move is generated at once. Not
+                # when our beetle covers the enemy queen: a placement beside it
+                # attacks (a stack's colour is its top piece's).
+                their_base = (1 - side) * PIECES_PER_COLOUR
+                their_queen = b[POS + their_base]
+                pending = depth == 1 and ply > 0 and (their_queen < 0 or b[TOP + their_queen] == their_base)
+                end = generate_movements(b, ws, moves, start, parent_pinned)
+                parent_pinned = np.int64(ws[WS_PINNED])  # this position's, from the generation
                 _order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side)
+                if not pending:
+                    end = _add_placements(b, ws, sd, moves, keys_, start, end, tt_move, ply, side)
                 generated = True
                 i = start
+            if pending and (i >= end or i >= start + SELECTION_PICKS):
+                end = _add_placements(b, ws, sd, moves, keys_, start, end, tt_move, ply, side)
+                pending = False
             if i >= end:
                 if deferred == 0:
                     break
                 second_pass = True  # now search the moves put off, busy or not
                 i = start
                 continue
+            from_list = True
             if i < start + SELECTION_PICKS:
                 # Pick the best remaining move: cut nodes rarely need the rest.
-                j = i
-                for k in range(i + 1, end):
-                    if keys_[k] < keys_[j]:
-                        j = k
-                t = keys_[i]
-                keys_[i] = keys_[j]
-                keys_[j] = t
+                j = _best_key(keys_, i, end)
+                if pending and ((-keys_[j]) >> 16) < ORDER_KILLER1:
+                    # A placement may rank above it. Killer 1, if it is one,
+                    # ranks above all the others: try it before generating them.
+                    k1 = sd[SD_KILLERS + 2 * ply]
+                    if killer_placement < 0 and k1 != tt_move and is_legal_placement(b, ws, moves, end, k1):
+                        killer_placement = k1
+                        from_list = False
+                    else:
+                        end = _add_placements(b, ws, sd, moves, keys_, start, end, tt_move, ply, side)
+                        pending = False
+                        j = _best_key(keys_, i, end)
+                if from_list:
+                    t = keys_[i]
+                    keys_[i] = keys_[j]
+                    keys_[j] = t
             elif i == start + SELECTION_PICKS:
                 # Still no cut-off: sort the rest once, by history (the
                 # keys are unique, so the order is the same as picking on).
                 keys_[i:end].sort()
-            mv = (-keys_[i]) & 0xFFFF
-            quiet = ((-keys_[i]) >> 16) < ORDER_KILLER2
-            i += 1
-            if mv == tt_move:
-                continue  # searched first, before generation
+            if not from_list:
+                mv = killer_placement  # a killer: not quiet, like any killer
+            else:
+                mv = (-keys_[i]) & 0xFFFF
+                quiet = ((-keys_[i]) >> 16) < ORDER_KILLER2
+                i += 1
+                if mv == tt_move or mv == killer_placement:
+                    continue  # searched first, before generation
             if ply == 0:
                 skip = False
                 for x in range(excl.shape[0]):
@@ -479,20 +547,30 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl
                 continue
             busy[busy_key & _BUSY_MASK] = busy_key  # searching it now
         placement = mv != PASS and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0
+        # The child's pins often follow from this position's
+        # (movegen.pinned_after_move): one Tarjan pass saved there.
+        child_pinned = pinned_after_move(b, parent_pinned, mv) if parent_pinned >= 0 else -1
         token = do_move(b, mv)
         sd[SD_PLY_MOVE + ply] = mv
         path[hp + 1] = b[HASH]
         child_irrev = hp + 1 if placement else irrev
         # A leaf child is scored here without a call; its score is exact
         # whatever the window, so it needs no re-search either.
-        leaf = _leaf_score(b, ws, w, sd, path, ctl, ply + 1, hp + 1, child_irrev) if depth == 1 else NO_SCORE
+        leaf = _leaf_score(b, ws, w, sd, path, ctl, ply + 1, hp + 1, child_irrev, child_pinned) if depth == 1 else NO_SCORE
+        if leaf == NO_SCORE and pending:
+            # An extended child is searched and may change the history the
+            # placements' keys read: key them first, as a full generation would have.
+            undo_move(b, mv, token)
+            end = _add_placements(b, ws, sd, moves, keys_, start, end, tt_move, ply, side)
+            pending = False
+            token = do_move(b, mv)
         if leaf != NO_SCORE:
             ctl[CTL_NODES] += 1
             sd[SD_PVLEN + ply + 1] = 0
             s = -leaf
         elif searched == 0:
             s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
-                          depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev)
+                          depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev, child_pinned)
         else:
             # Late move reduction: a quiet move far down the ordered list is
             # first searched shallower, and again at full depth only if it
@@ -504,13 +582,13 @@ def _negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl
                   and searched >= LMR_MILD_MOVES and quiet):
                 reduce = 1
             s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
-                          depth - 1 - reduce, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev)
+                          depth - 1 - reduce, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev, child_pinned)
             if reduce > 0 and s > alpha:
                 s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
-                              depth - 1, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev)
+                              depth - 1, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev, child_pinned)
             if alpha < s < beta:
                 s = -_negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
-                              depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev)
+                              depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev, child_pinned)
         undo_move(b, mv, token)
         if shared and busy[busy_key & _BUSY_MASK] == busy_key:
             busy[busy_key & _BUSY_MASK] = 0
@@ -564,7 +642,7 @@ def _search_root(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, 
     ctl[CTL_ROOT_VALID] = 0
     return _negamax(borrow(b), borrow(ws), borrow(w), borrow(moves), borrow(keys_), borrow(sd), borrow(path),
                     borrow(tt_keys), borrow(tt_data), borrow(busy), borrow(ctl), borrow(excl),
-                    depth, np.int64(0), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), hp, irrev)
+                    depth, np.int64(0), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), hp, irrev, np.int64(-1))
 
 
 # --- Results ------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Make/unmake, the incremental Zobrist hash and movegen's scratch stamps."""
+"""Make/unmake, the incremental Zobrist hash, movegen's scratch stamps, and the
+shortcuts the search takes past a full generation or pin pass."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from hiveai.movegen import (
     MAX_MOVES,
     STAMP_LIMIT,
     WS_STAMP,
+    find_pinned,
     generate_moves,
+    is_legal_placement,
     new_workspace,
+    pinned_after_move,
 )
 from hiveai.position import HASH, LAST_MOVED, recompute_hash
 from hiveai.zobrist import game_type_key
@@ -123,3 +127,74 @@ def test_neighbour_masks_follow_make_and_unmake(game_type):
         undo_move(b, mv, token)
         assert np.array_equal(b[NBR : NBR + N_CELLS], _neighbour_masks(b))
     assert np.array_equal(b, start)
+
+
+def _random_positions(game_type: str, games: int, plies: int):
+    """Boards along random games (a fixed seed per game type)."""
+    rng = random.Random(f"positions {game_type}")
+    for _ in range(games):
+        board = Board(game_type)
+        while not board.is_game_over() and board.ply < plies:
+            yield board
+            board.push(rng.choice(board.legal_move_ints()))
+
+
+@pytest.mark.parametrize("game_type", [*GAME_TYPES, "Critters"])
+def test_is_legal_placement_agrees_with_the_generation(game_type):
+    """is_legal_placement (the search's test of a killer placement before the
+    placements are generated) says yes exactly to the generated placements:
+    tried on every legal move and on every bug in hand at every cell near the hive."""
+    from hiveai.bug import N_PIECES
+    from hiveai.hex_grid import CELL_MASK, DIR_OFFSET
+    from hiveai.position import MOVE_PIECE_SHIFT, PASS, POS
+
+    ws = new_workspace()
+    scratch = np.zeros(MAX_MOVES, dtype=np.int32)
+    accepted = 0
+    for board in _random_positions(game_type, 3, 40):
+        b = board.position_array
+        legal = set(board.legal_move_ints()) - {PASS}
+        stacks = {int(c) for c in b[POS : POS + N_PIECES] if c >= 0} or {int(m) & CELL_MASK for m in legal}
+        cells = {(c + off) & CELL_MASK for c in stacks for off in DIR_OFFSET} | stacks
+        in_hand = [p for p in range(N_PIECES) if b[POS + p] < 0]
+        tries = legal | {(p << MOVE_PIECE_SHIFT) | c for p in in_hand for c in cells}
+        for mv in tries:
+            placement = mv >> MOVE_PIECE_SHIFT < N_PIECES and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0
+            expected = placement and mv in legal
+            assert is_legal_placement(b, ws, scratch, 0, mv) == expected, (board.game_string(), mv)
+            accepted += expected
+        assert not is_legal_placement(b, ws, scratch, 0, PASS) and not is_legal_placement(b, ws, scratch, 0, -1)
+    assert accepted > 500
+
+
+@pytest.mark.parametrize("game_type", ["Base", "Base+M", "Base+P", "Base+MLP", "Critters"])
+def test_pinned_after_move_agrees_with_a_new_pin_pass(game_type):
+    """Where pinned_after_move derives the pins after a move from those before
+    it, they are the ones find_pinned finds in the new position (for every
+    piece a caller asks about: uncovered, on the ground); and it does derive
+    them for a good share of the moves."""
+    from hiveai.bug import N_PIECES
+    from hiveai.position import LEVEL, MOVE_PIECE_SHIFT, PASS, POS, TOP, do_move, undo_move
+
+    def ground_pins(b, mask):
+        return {p for p in range(N_PIECES)
+                if b[POS + p] >= 0 and b[TOP + b[POS + p]] == p and b[LEVEL + p] == 0 and (mask >> p) & 1}
+
+    ws = new_workspace()
+    moves = derived = 0
+    for board in _random_positions(game_type, 6, 70):
+        b = board.position_array.copy()
+        root = next((int(c) for c in b[POS : POS + N_PIECES] if c >= 0), -1)
+        if root < 0:
+            continue
+        before = int(find_pinned(b, ws, root))
+        for mv in board.legal_move_ints():
+            after = int(pinned_after_move(b, before, mv))
+            token = do_move(b, mv)
+            moves += 1
+            if after >= 0:
+                derived += 1
+                fresh = int(find_pinned(b, ws, root if mv == PASS else int(b[POS + (mv >> MOVE_PIECE_SHIFT)])))
+                assert ground_pins(b, after) == ground_pins(b, fresh), (board.game_string(), mv)
+            undo_move(b, mv, token)
+    assert derived > moves // 5

@@ -229,7 +229,8 @@ def test_repetition_scores_as_a_draw():
         searcher.ctl[:] = 0
         return int(_negamax(b, searcher._ws, weights_for(searcher.weights, "Base"), searcher._moves, searcher._order, searcher._sd, path,
                             searcher._keys, searcher._data, searcher._busy, searcher.ctl, excl, np.int64(2), np.int64(2),
-                            np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev)))
+                            np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev),
+                            np.int64(-1)))
 
     assert value(_last_placement_index(board)) == 0
     assert value(hp) != 0  # no history to repeat: an ordinary evaluation
