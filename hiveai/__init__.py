@@ -5,7 +5,7 @@ loaded only when a :class:`hiveai.board.Board` is first used, so the UHP banner
 can be printed before any compilation happens.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 ENGINE_NAME = "hiveai"
 
 

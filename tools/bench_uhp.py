@@ -35,9 +35,10 @@ BRIDGE_GAME = ("Base+MLP;InProgress;White[5];wL;bS1 /wL;wQ wL-;bM /bS1;wA1 wQ/;b
 class Pipe:
     """A minimal line-oriented UHP client."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: list[str] | None = None) -> None:
+        """Start ``command`` (default: this repository's hiveai) as a UHP engine."""
         self.start = time.perf_counter()
-        self.proc = subprocess.Popen(ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(command or ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, cwd=REPO, text=True, bufsize=1)
 
     def reply(self) -> list[str]:
