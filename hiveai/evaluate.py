@@ -263,7 +263,7 @@ def evaluate(b, ws, w):
 @njit(cache=True, nogil=True)
 def evaluate_pinned(b, ws, w, pinned):
     """evaluate(), given the pinned-piece mask (movegen.find_pinned) when the
-    caller knows it already (the search, after a placement), else -1."""
+    caller knows it already (the search: movegen.pinned_after_move), else -1."""
     side = b[PLY] & 1
     root = -1
     for p in range(N_PIECES):

@@ -66,6 +66,7 @@ from hiveai.bug import (
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS, ORIGIN
 from hiveai.position import (
     ALL_NEIGHBOURS,
+    BIT_COUNT,
     GAME_TYPE,
     HEIGHT,
     LAST_MOVED,
@@ -147,8 +148,6 @@ DIR_STEP = np.array(DIR_OFFSET, dtype=np.int64)
 HOLE_BIT = np.zeros(N_CELLS, dtype=np.int64)
 for _d, _offset in enumerate(DIR_OFFSET):
     HOLE_BIT[_offset & CELL_MASK] = 1 << _d
-# Set bits of a six-bit mask.
-_BIT_COUNT_6 = np.array([bin(m).count("1") for m in range(64)], dtype=np.int64)
 # Direction of the lowest set bit of a six-bit neighbour mask.
 _LOWEST_BIT = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(64)], dtype=np.int64)
 
@@ -327,7 +326,7 @@ def pinned_after_move(b, pinned, mv):
             pinned = (pinned & ~(1 << x)) | (((pinned >> x) & 1) << below)
         else:
             ring = b[NBR + src] & ALL_NEIGHBOURS
-            if _BIT_COUNT_6[ring] != 2 or not _adjacent_pair(ring):
+            if BIT_COUNT[ring] != 2 or not _adjacent_pair(ring):
                 return -1
             hole = src
         if b[HEIGHT + dest] > 0:
@@ -335,7 +334,7 @@ def pinned_after_move(b, pinned, mv):
     around = b[NBR + dest] & ALL_NEIGHBOURS
     if hole >= 0:
         around &= ~HOLE_BIT[(hole - dest) & CELL_MASK]
-    if _BIT_COUNT_6[around] == 1:
+    if BIT_COUNT[around] == 1:
         u = _nb(dest, _LOWEST_BIT[around])
         others = b[NBR + u] & ALL_NEIGHBOURS
         if hole >= 0:
@@ -344,7 +343,7 @@ def pinned_after_move(b, pinned, mv):
             return -1  # u was the whole hive: two stacks pin nothing
         top = below if u == src else b[TOP + u] & PIECE_MASK  # u's top once the move is made
         return pinned | (1 << top)
-    if _BIT_COUNT_6[around] == 2 and _adjacent_pair(around):
+    if BIT_COUNT[around] == 2 and _adjacent_pair(around):
         return pinned
     return -1
 
@@ -352,7 +351,7 @@ def pinned_after_move(b, pinned, mv):
 @njit(cache=True)
 def _adjacent_pair(ring):
     """Whether the two set bits of a six-bit neighbour mask are next to each other."""
-    return _BIT_COUNT_6[ring | ((ring << 1) & 63) | (ring >> 5)] == 3
+    return BIT_COUNT[ring | ((ring << 1) & 63) | (ring >> 5)] == 3
 
 
 # --- Bugs -------------------------------------------------------------------
@@ -626,6 +625,16 @@ def _throws(b, ws, stamp, moves, n, x, xcell, thrower):
 
 
 @njit(cache=True)
+def _first_cell(b):
+    """The cell of White's one piece on the board (at ply 1)."""
+    first = b[POS + 0]
+    for p in range(PIECES_PER_COLOUR):
+        if b[POS + p] >= 0:
+            first = b[POS + p]
+    return first
+
+
+@njit(cache=True)
 def _placement_cells(b, ws, side):
     """Cells where side may place; stored at ws[WS_QUEUE:], returns the count."""
     ply = b[PLY]
@@ -634,10 +643,7 @@ def _placement_cells(b, ws, side):
         return 1
     if ply == 1:
         # Black's first piece may touch White's: the one exception.
-        first = b[POS + 0]
-        for p in range(PIECES_PER_COLOUR):
-            if b[POS + p] >= 0:
-                first = b[POS + p]
+        first = _first_cell(b)
         for d in range(6):
             ws[WS_QUEUE + d] = _nb(first, d)
         return 6
@@ -697,11 +703,7 @@ def is_legal_placement(b, ws, moves, n, mv):
     if ply == 0:
         return dest == ORIGIN
     if ply == 1:
-        first = b[POS + 0]
-        for p in range(PIECES_PER_COLOUR):
-            if b[POS + p] >= 0:
-                first = b[POS + p]
-        return HOLE_BIT[(dest - first) & CELL_MASK] != 0
+        return HOLE_BIT[(dest - _first_cell(b)) & CELL_MASK] != 0
     if b[NBR + dest] & ALL_NEIGHBOURS == 0 or not _touches_only_own(b, dest, side):
         return False
     gt = b[GAME_TYPE]

@@ -37,7 +37,7 @@ MOVE_PIECE_SHIFT = 10
 PASS = N_PIECES << MOVE_PIECE_SHIFT
 
 # Set bits of each NBR mask.
-_BIT_COUNT = np.array([bin(m).count("1") for m in range(64)], dtype=np.int64)
+BIT_COUNT = np.array([bin(m).count("1") for m in range(64)], dtype=np.int64)  # set bits of a six-bit NBR mask
 
 # Results, as returned by game_result().
 IN_PROGRESS, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
@@ -164,7 +164,7 @@ def undo_move(b, mv, token):
 @njit(cache=True)
 def occupied_neighbours(b, cell):
     """How many of the six cells around ``cell`` hold a piece."""
-    return _BIT_COUNT[b[NBR + (cell & CELL_MASK)] & ALL_NEIGHBOURS]
+    return BIT_COUNT[b[NBR + (cell & CELL_MASK)] & ALL_NEIGHBOURS]
 
 
 @njit(cache=True)
