@@ -235,18 +235,6 @@ def test_board_without_defs_refers_to_page_symbols():
     assert svg.PIECE_ID + "wQ" not in ids and len(ids) == 28 and all(i.startswith(svg.PIECE_ID) for i in ids)
 
 
-def test_eval_graph_points_carry_their_scores():
-    scores = [10, -30, None, 250, 100000, -5]
-    root = parse_svg(svg.eval_graph(scores, marks=["", "", "", "?", "??", ""], labels=list("abcdef")))
-    points = [c for c in root.iter(NS + "circle")]
-    assert [int(c.get("data-ply")) for c in points] == [0, 1, 3, 4, 5]
-    assert [int(c.get("data-score")) for c in points] == [10, -30, 250, 100000, -5]
-    assert [c.get("data-mark") for c in points] == ["", "", "?", "??", ""]
-    ys = {int(c.get("data-ply")): float(c.get("cy")) for c in points}
-    assert ys[4] < ys[3] < ys[0] < ys[5] < ys[1]  # up is better for White; past the cap at the edge
-    assert float(next(c for c in points if c.get("data-ply") == "4").get("cy")) >= 0
-
-
 def path_vertices(d: str) -> list[tuple[float, float]]:
     """Corners of a path made of M, l, v and z commands (what the hexagons use)."""
     points: list[tuple[float, float]] = []
