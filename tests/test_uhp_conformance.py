@@ -641,7 +641,7 @@ class _InputEndingDuringBareSearch:
             return self.lines.pop(0)
         if not self.early:
             deadline = time.monotonic() + 30
-            while not self.server.searching_infinite and time.monotonic() < deadline:
+            while not self.server.session.searching_infinite and time.monotonic() < deadline:
                 time.sleep(0.001)
         return ""
 
@@ -653,14 +653,15 @@ def test_26_bare_bestmove_thinks_the_same_however_eof_interleaves(warm_cache, ea
     cannot fail it) and report their iterations."""
     import io
 
-    from hiveai.uhp import EOF_THINK_SECONDS, UhpServer
+    from hiveai.session import EOF_THINK_SECONDS
+    from hiveai.uhp import UhpServer
 
     out = io.StringIO()
     server = UhpServer(out)
     lines = [f"newgame {MIDGAME}\n", "options set UseBook False\n", "options set ReportIntermediateBestMoves True\n",
              "bestmove\n"]
     if early:  # the reader sees the end of input before the main thread reads the command
-        server.input_closed = True
+        server.session.input_closed = True
     start = time.monotonic()
     assert server.serve(_InputEndingDuringBareSearch(server, lines, early)) == 0
     assert time.monotonic() - start >= EOF_THINK_SECONDS
