@@ -15,13 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
+from game_types import STANDARD_GAME_TYPES as GAME_TYPES
 from hive_oracle import CANONICAL_MOVE, Oracle, neighbours
 from uhp_client import COLD_TIMEOUT, MIDGAME, REPO, Engine
 
 from hiveai import __version__
 
 DATA = Path(__file__).parent / "data"
-GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
 # Generous slack on top of a time budget: this is a noisy 2-core machine and
 # speed is measured by the benchmarks, not here.
 SLACK = 1.5
