@@ -8,7 +8,9 @@ thread searches it into the shared table, printing nothing. The server (see
 settings; the stop flag is read at every node, so that command runs within
 milliseconds. Commands that leave both alone run beside it, since it searches
 a copy of the position, and so does a ``play`` or ``pass`` along the
-prediction: pondering goes on until the game leaves the predicted line.
+prediction: pondering goes on until the game leaves the predicted line. It
+prints nothing on stdout; on stderr, each iteration it completes is a Debug
+line (``pondering: depth N done``) and its end an Info line (``pondered``).
 
 On a ponder hit under a clock, ``bestmove time T`` takes the running ponder
 search over under its own deadlines (:meth:`Ponderer.take_over`) instead of
@@ -111,6 +113,7 @@ class Ponderer:
                 self._info = info
                 if self._reporting:
                     self._report(info)
+            log.debug("pondering: depth %s done, %s nodes", info.depth, info.nodes)
 
         def ponder() -> None:
             try:
