@@ -19,6 +19,8 @@ import time
 import pytest
 from uhp_client import MIDGAME, TIMEOUT, Engine, EngineError
 
+from hiveai.options import MAX_LEVEL, MIN_LEVEL
+
 BESTMOVE_LOG = re.compile(r"bestmove (\S+(?: \S+)?) score \S+ depth (\d+) nodes (\d+)")
 PONDER_ITERATION = re.compile(r"pondering: depth (\d+) done")
 # Replies while pondering take milliseconds (README, "Pondering"); the timing test allows this on a loaded machine.
@@ -79,11 +81,11 @@ def test_new_options_are_listed_with_their_defaults(engine):
     lines = engine.cmd("options")
     assert f"NumThreads;int;{cpus};{cpus};1;{cpus}" in lines
     assert "PonderDuringIdle;enum;Disabled;Disabled;Disabled;SingleThreaded;MultiThreaded" in lines
-    assert "Level;int;10;10;1;10" in lines
+    assert f"Level;int;{MAX_LEVEL};{MAX_LEVEL};{MIN_LEVEL};{MAX_LEVEL}" in lines  # full strength by default
     assert engine.cmd1("options set NumThreads 99") == f"NumThreads;int;{cpus};{cpus};1;{cpus}"  # clamped
-    assert engine.cmd1("options set Level 0") == "Level;int;1;10;1;10"
+    assert engine.cmd1("options set Level 0") == f"Level;int;{MIN_LEVEL};{MAX_LEVEL};{MIN_LEVEL};{MAX_LEVEL}"  # clamped
     assert engine.cmd1("options set PonderDuringIdle maybe").startswith("err")
-    engine.cmd1("options set Level 10")
+    engine.cmd1(f"options set Level {MAX_LEVEL}")
 
 
 def test_pondering_is_silent_queries_run_beside_it_and_other_commands_stop_it(fresh_engine):
@@ -211,9 +213,9 @@ def test_level_answers_over_uhp_and_level_10_matches_the_default(fresh_engine):
     e.cmd1("options set NumThreads 1")  # reproducible: one thread
     e.cmd1(f"newgame {MIDGAME}")
     plain = e.cmd1("bestmove depth 3")
-    e.cmd1("options set Level 10")
+    e.cmd1(f"options set Level {MAX_LEVEL}")
     assert e.cmd1("bestmove depth 3") == plain
-    e.cmd1("options set Level 1")
+    e.cmd1(f"options set Level {MIN_LEVEL}")
     moves = {e.cmd1("bestmove depth 3") for _ in range(12)}
     valid = set(e.cmd1("validmoves").split(";"))
     assert moves <= valid and len(moves) >= 2
