@@ -93,3 +93,25 @@ def test_eval_file_loads_weights_and_a_bad_one_changes_nothing(engine, tmp_path)
     engine.cmd1("newgame Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
     assert engine.cmd("bestmove depth 2")[-1]  # searches with the loaded weights
     assert engine.cmd1("options set EvalFile <built-in>") == "EvalFile;string;<built-in>;<built-in>"
+
+
+def test_a_malformed_node_budget_switch_is_named(monkeypatch):
+    """HIVEAI_NODESTIME (hiveai.session): a timed bestmove searches T x N nodes; a value that is
+    not a whole number is answered as an err naming the variable, and the game is kept."""
+    import io
+
+    from hiveai.session import NODESTIME_ENV, node_budget
+    from hiveai.uhp import UhpServer
+
+    monkeypatch.setenv(NODESTIME_ENV, "2000")
+    assert node_budget(1.5) == 3000 and node_budget(0.0) == 1  # at least one node
+    monkeypatch.setenv(NODESTIME_ENV, "fast")
+    out = io.StringIO()
+    server = UhpServer(out)
+    server.execute("newgame Base")
+    server.execute("bestmove time 00:00:01")
+    reply = out.getvalue().splitlines()
+    assert reply[-2:] == [f"err {NODESTIME_ENV} must be a whole number of nodes per second, not 'fast'.", "ok"]
+    assert server.board.game_string() == "Base;NotStarted;White[1]"
+    monkeypatch.delenv(NODESTIME_ENV)
+    assert node_budget(1.5) is None
