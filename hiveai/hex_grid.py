@@ -23,7 +23,7 @@ the two cells flanking the edge crossed are in directions ``d-1`` and ``d+1``
 
 from __future__ import annotations
 
-from typing import Collection
+from typing import Collection, Iterable
 
 GRID_BITS = 5
 GRID = 1 << GRID_BITS  # 32: > 29 cells, the widest span a legal hive can touch
@@ -79,3 +79,21 @@ def unwrap(occupied: Collection[int], start: int) -> dict[int, tuple[int, int]]:
     for cell in occupied - coords.keys():
         coords[cell] = torus_offset(start, cell)
     return coords
+
+
+def hive_coordinates(piece_cells: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """Unwrapped axial ``(q, r)`` of every cell a piece stands on, relative to the first one.
+
+    ``piece_cells`` holds each piece's cell in piece order, negative for a
+    piece in hand: a position's ``b[POS:POS + N_PIECES]``. The first piece on
+    the board is (0, 0) (a fixed start, so the answer is deterministic); the
+    rest come from :func:`unwrap`, which also says where the parts of a
+    disconnected hive go. Callers shift as they like.
+
+    >>> hive_coordinates([-1, ORIGIN, neighbour(ORIGIN, E), ORIGIN])
+    {528: (0, 0), 529: (1, 0)}
+    >>> hive_coordinates([-1, -1])
+    {}
+    """
+    cells = list(dict.fromkeys(int(c) for c in piece_cells if c >= 0))
+    return unwrap(cells, cells[0]) if cells else {}

@@ -1,8 +1,9 @@
 """HTML pages of games: the review page of ``hiveai analyse --game --html`` and the replay page.
 
-Each page is one self-contained HTML5 file: inline SVG pictures
-(:mod:`hiveai.svg`), inline CSS and a few lines of inline script, nothing
-fetched from the network. Both pages share one position viewer: every
+Each page is one self-contained HTML5 file: inline SVG pictures (the boards
+of :mod:`hiveai.svg`; the review's evaluation graph, :func:`eval_graph`,
+drawn here), inline CSS and a few lines of inline script, nothing fetched
+from the network. Both pages share one position viewer: every
 position of the game is drawn once, all but one hidden, and anything with a
 ``data-ply`` attribute (a move in the list, a point of the graph) shows the
 position after that ply; the step buttons and the arrow keys walk through the
@@ -23,9 +24,9 @@ from hiveai.analyse import GameReview, MoveReview, summary_ending, summary_rows,
 from hiveai.board import Board
 from hiveai.notation import read_game_string
 from hiveai.score import format_score
-from hiveai.svg import Arrow, board as board_svg, eval_graph, glyph_defs
+from hiveai.svg import SVG_NS, Arrow, board as board_svg, glyph_defs
 
-__all__ = ["page", "replay_page", "review_page", "table"]
+__all__ = ["eval_graph", "page", "replay_page", "review_page", "table"]
 
 # Arrow colours of a diagram: the move played and the engine's choice.
 PLAYED_COLOUR = "#e03131"
@@ -251,3 +252,61 @@ def replay_page(game_string: str, title: str, facts: Sequence[str] = (), links: 
     body = (_header(title, facts, links) + '<main class="game">' + _viewer(boards, captions)
             + f'<section class="analysis"><h2>Moves</h2><ol class="movelist">{items}</ol></section></main>')
     return page(title, body)
+
+
+# --- the evaluation graph of the review page ------------------------------------------
+
+# Scores past this (4 queen cells ahead) are drawn at the edge: the game is decided
+# by then, and a forced win (about a million) would flatten everything else.
+GRAPH_CAP = 400
+GRAPH_MARK_COLORS = {"?": "#f08c00", "??": "#e03131"}
+
+
+def eval_graph(
+    scores: Sequence[int | None],
+    *,
+    marks: Sequence[str] = (),
+    labels: Sequence[str] = (),
+    width: int = 720,
+    height: int = 180,
+) -> str:
+    """An SVG graph of a game's evaluation, from White's view (up: White is better).
+
+    ``scores[i]`` is the score after ply ``i`` (``scores[0]``: the start), None
+    where unknown (left out of the line). ``marks[i]`` (``?``/``??``) marks a
+    mistake or blunder on ply ``i``; ``labels[i]`` is its tooltip. Every point
+    is a ``circle`` with ``data-ply`` and ``data-score`` (the score drawn,
+    uncapped), for a page to make clickable.
+    """
+    n = max(len(scores) - 1, 1)
+    pad = 6.0
+
+    def px(i: int) -> float:
+        return pad + (width - 2 * pad) * i / n
+
+    def py(score: int) -> float:
+        s = max(-GRAPH_CAP, min(GRAPH_CAP, score))
+        return height / 2 - (height / 2 - pad) * s / GRAPH_CAP
+
+    known = [(i, s) for i, s in enumerate(scores) if s is not None]
+    mid = height / 2
+    out = [f'<svg xmlns="{SVG_NS}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+           'class="eval-graph" role="img">',
+           "<title>Evaluation from White's view</title>",
+           f'<rect width="{width}" height="{height}" fill="#3a3733"/>']
+    if known:
+        line = " ".join(f"{px(i):.1f},{py(s):.1f}" for i, s in known)
+        area = f"{px(known[0][0]):.1f},{mid:.1f} {line} {px(known[-1][0]):.1f},{mid:.1f}"
+        out.append(f'<polygon points="{area}" fill="#f3eee0"/>')
+        out.append(f'<polyline points="{line}" fill="none" stroke="#c9a227" stroke-width="1.5"/>')
+    out.append(f'<line x1="0" y1="{mid}" x2="{width}" y2="{mid}" stroke="#8d8471" stroke-width="1"/>')
+    for i, s in known:
+        mark = marks[i] if i < len(marks) else ""
+        title = labels[i] if i < len(labels) else f"ply {i}"
+        fill = GRAPH_MARK_COLORS.get(mark, "#c9a227")
+        r = 5 if mark else 3
+        out.append(f'<circle class="point{" marked" if mark else ""}" data-ply="{i}" data-score="{s}" '
+                   f'data-mark="{mark}" cx="{px(i):.1f}" cy="{py(s):.1f}" r="{r}" fill="{fill}" '
+                   f'stroke="#1f1b16" stroke-width="1"><title>{escape(title, quote=False)}</title></circle>')
+    out.append("</svg>")
+    return "".join(out)

@@ -14,9 +14,9 @@ pointy-top board, so the six UHP directions read as drawn in the docs::
 
 Cells live on a 32 x 32 torus (:mod:`hiveai.hex_grid`), so the raw
 coordinates of a hive that straddles the wrap seam would tear the picture
-apart. :func:`hive_coordinates` unwraps them (:func:`hiveai.hex_grid.unwrap`,
-shared with the book's symmetry keys) into coordinates relative to the hive
-itself.
+apart. :func:`hiveai.hex_grid.hive_coordinates` unwraps them (shared with the
+SVG picture and, through :func:`hiveai.hex_grid.unwrap`, the book's symmetry
+keys) into coordinates relative to the hive itself.
 
 ANSI colour is optional and only decorates labels that already read without it.
 """
@@ -24,13 +24,16 @@ ANSI colour is optional and only decorates labels that already read without it.
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hiveai.board import Board
 from hiveai.bug import COLOUR_NAMES, MAX_STACK, N_PIECES, PIECES_PER_COLOUR, colour_of, piece_in_game, piece_names
-from hiveai.hex_grid import DIR_QR, unwrap
+from hiveai.hex_grid import DIR_QR, hive_coordinates
 from hiveai.position import GAME_TYPE, HEIGHT, POS, STACK, TOP
+
+if TYPE_CHECKING:  # annotations only: Board draws itself through hiveai.svg, which imports this module
+    from hiveai.board import Board
 
 # Text columns per cell. A label is at most 5 characters (``wB1+7``), so 6
 # keeps at least one space between neighbours in a row; rows are offset by
@@ -53,27 +56,6 @@ ANSI_EMPTY = "\x1b[2m"  # dim dots
 ANSI_RESET = "\x1b[0m"
 
 
-def _occupied_cells(b: np.ndarray) -> list[int]:
-    """Cells holding at least one piece, in piece order (deterministic start cell)."""
-    cells: list[int] = []
-    for p in range(N_PIECES):
-        c = int(b[POS + p])
-        if c >= 0 and c not in cells:
-            cells.append(c)
-    return cells
-
-
-def hive_coordinates(b: np.ndarray) -> dict[int, tuple[int, int]]:
-    """Unwrapped axial ``(q, r)`` of every occupied cell of position ``b``.
-
-    Relative to the first piece on the board (:func:`hiveai.hex_grid.unwrap`,
-    which also says where the parts of a disconnected hive go); callers shift
-    as they like.
-    """
-    cells = _occupied_cells(b)
-    return unwrap(cells, cells[0]) if cells else {}
-
-
 def stack_of(b: np.ndarray, cell: int) -> list[int]:
     """Pieces on ``cell``, bottom to top."""
     return [int(b[STACK + cell * MAX_STACK + level]) for level in range(int(b[HEIGHT + cell]))]
@@ -92,7 +74,7 @@ def hive_lines(b: np.ndarray, *, color: bool = False, empty: bool = True) -> lis
     ``empty`` draws a dot on each empty cell next to the hive. Lines carry no
     trailing spaces; the leftmost cell starts in column 0.
     """
-    coords = hive_coordinates(b)
+    coords = hive_coordinates(b[POS : POS + N_PIECES])
     # (q, r) -> (label, ansi code)
     cells: dict[tuple[int, int], tuple[str, str]] = {}
     for cell, qr in coords.items():
@@ -171,11 +153,11 @@ def render_board(board: Board, *, color: bool = False, width: int = TERMINAL_WID
     for colour, name in enumerate(COLOUR_NAMES):
         hand = in_hand(board, colour)
         out.extend(wrap.wrap(f"{name} in hand: {' '.join(hand) if hand else '-'}"))
-    stacks = [cell for cell in hive_coordinates(b) if int(b[HEIGHT + cell]) > 1]
+    stacks = [cell for cell in hive_coordinates(b[POS : POS + N_PIECES]) if int(b[HEIGHT + cell]) > 1]
     if stacks:
         parts = [f"{cell_label(b, c)} = {' '.join(piece_names(board.game_type)[p] for p in stack_of(b, c))}" for c in stacks]
         out.extend(wrap.wrap("stacks, bottom to top: " + "; ".join(parts)))
     return "\n".join(out)
 
 
-__all__ = ["cell_label", "hive_coordinates", "hive_lines", "in_hand", "render_board", "stack_of"]
+__all__ = ["cell_label", "hive_lines", "in_hand", "render_board", "stack_of"]

@@ -4,9 +4,9 @@ r"""Pictures of Hive positions as SVG, in the spirit of python-chess's ``chess.s
 piece), the pieces in hand in a row above (Black) and below (White), the
 last move, arrows for moves (a placement's arrow starts at the piece in
 hand), highlighted cells and, optionally, the cells where the side to move
-may place. :func:`eval_graph` draws a game's evaluation. Both return SVG
-text with a ``viewBox`` and nothing outside the file (no images, fonts or
-scripts), so it scales cleanly and can be inlined in HTML.
+may place. It returns SVG text with a ``viewBox`` and nothing outside the
+file (no images, fonts or scripts), so it scales cleanly and can be inlined
+in HTML. (The review page's evaluation graph is :func:`hiveai.pages.eval_graph`.)
 
 The board is drawn pointy-top with horizontal rows, each shifted half a cell
 from the one above, exactly as MzingaViewer and the text picture of
@@ -49,14 +49,14 @@ from hiveai.bug import (
     piece_in_game,
     piece_names,
 )
-from hiveai.hex_grid import CELL_MASK, DIR_QR, neighbour
+from hiveai.hex_grid import CELL_MASK, DIR_QR, hive_coordinates, neighbour
 from hiveai.position import GAME_TYPE, HEIGHT, MOVE_PIECE_SHIFT, PASS, POS, TOP, undo_source
-from hiveai.render import hive_coordinates, stack_of
+from hiveai.render import stack_of
 
 if TYPE_CHECKING:
     from hiveai.board import Board, Move
 
-__all__ = ["Arrow", "BUG_COLOURS", "DEFAULT_COLORS", "GLYPHS", "board", "eval_graph", "glyph_defs"]
+__all__ = ["Arrow", "BUG_COLOURS", "DEFAULT_COLORS", "GLYPHS", "board", "glyph_defs"]
 
 # Hexagon size in viewBox units: centre to corner. Everything else scales from it.
 R = 30.0
@@ -288,7 +288,7 @@ class _Layout:
 
     def __init__(self, board: Board, hands: bool) -> None:
         self.b = b = board.position_array
-        self.coords = hive_coordinates(b)
+        self.coords = hive_coordinates(b[POS : POS + N_PIECES])
         self.ring: set[tuple[int, int]] = set()
         for q, r in self.coords.values():
             self.ring.update((q + dq, r + dr) for dq, dr in DIR_QR)
@@ -531,61 +531,3 @@ def _draw_arrow(board: Board, layout: _Layout, arrow: Arrow | Move | str, colors
         return (f'<g class="arrow" data-move={quoteattr(text)} opacity=".5">'
                 + _piece(piece, x2, y2, 1, colors, text, game_type=board.game_type) + "</g>")
     return _arrow(x1, y1, x2, y2, arrow.color, text)
-
-
-# --- the evaluation graph ---------------------------------------------------------
-
-# Scores past this (4 queen cells ahead) are drawn at the edge: the game is decided
-# by then, and a forced win (about a million) would flatten everything else.
-GRAPH_CAP = 400
-GRAPH_MARK_COLORS = {"?": "#f08c00", "??": "#e03131"}
-
-
-def eval_graph(
-    scores: Sequence[int | None],
-    *,
-    marks: Sequence[str] = (),
-    labels: Sequence[str] = (),
-    width: int = 720,
-    height: int = 180,
-) -> str:
-    """An SVG graph of a game's evaluation, from White's view (up: White is better).
-
-    ``scores[i]`` is the score after ply ``i`` (``scores[0]``: the start), None
-    where unknown (left out of the line). ``marks[i]`` (``?``/``??``) marks a
-    mistake or blunder on ply ``i``; ``labels[i]`` is its tooltip. Every point
-    is a ``circle`` with ``data-ply`` and ``data-score`` (the score drawn,
-    uncapped), for a page to make clickable.
-    """
-    n = max(len(scores) - 1, 1)
-    pad = 6.0
-
-    def px(i: int) -> float:
-        return pad + (width - 2 * pad) * i / n
-
-    def py(score: int) -> float:
-        s = max(-GRAPH_CAP, min(GRAPH_CAP, score))
-        return height / 2 - (height / 2 - pad) * s / GRAPH_CAP
-
-    known = [(i, s) for i, s in enumerate(scores) if s is not None]
-    mid = height / 2
-    out = [f'<svg xmlns="{SVG_NS}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-           'class="eval-graph" role="img">',
-           "<title>Evaluation from White's view</title>",
-           f'<rect width="{width}" height="{height}" fill="#3a3733"/>']
-    if known:
-        line = " ".join(f"{px(i):.1f},{py(s):.1f}" for i, s in known)
-        area = f"{px(known[0][0]):.1f},{mid:.1f} {line} {px(known[-1][0]):.1f},{mid:.1f}"
-        out.append(f'<polygon points="{area}" fill="#f3eee0"/>')
-        out.append(f'<polyline points="{line}" fill="none" stroke="#c9a227" stroke-width="1.5"/>')
-    out.append(f'<line x1="0" y1="{mid}" x2="{width}" y2="{mid}" stroke="#8d8471" stroke-width="1"/>')
-    for i, s in known:
-        mark = marks[i] if i < len(marks) else ""
-        title = labels[i] if i < len(labels) else f"ply {i}"
-        fill = GRAPH_MARK_COLORS.get(mark, "#c9a227")
-        r = 5 if mark else 3
-        out.append(f'<circle class="point{" marked" if mark else ""}" data-ply="{i}" data-score="{s}" '
-                   f'data-mark="{mark}" cx="{px(i):.1f}" cy="{py(s):.1f}" r="{r}" fill="{fill}" '
-                   f'stroke="#1f1b16" stroke-width="1"><title>{escape(title)}</title></circle>')
-    out.append("</svg>")
-    return "".join(out)

@@ -27,11 +27,14 @@ and docs/protocol-notes.md, section 1):
   ``validmoves``, ``options`` but for ``options set``, and a ``play`` or
   ``pass`` along the prediction) run beside it, since it searches a copy of
   the position; any other line (including ``exit`` and the end of input)
-  stops it before it runs: the stop flag is read at every node, so the
-  command runs within milliseconds. On a ponder hit, ``bestmove time T``
-  takes the running ponder search over under its own deadlines instead of
-  starting again: a restarted search redoes most of the deepest iteration,
-  whose table entries were overwritten or bound another window.
+  stops it before it runs. On a ponder hit, ``bestmove time T`` takes the
+  running ponder search over.
+
+This module parses the commands and answers them. The searching state it
+drives lives in :mod:`hiveai.session` (the searcher made in the background
+after the banner, the stop flag, SIGINT, the end-of-input timer,
+EOF_THINK_SECONDS, and the node-budget switch) and the ponder search in
+:mod:`hiveai.ponder`.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ from typing import Callable, Iterable, TextIO
 from hiveai import ENGINE_NAME, __version__, timeman
 from hiveai.errors import GAME_OVER, GameOverError, HiveError
 from hiveai.options import BUILTIN_WEIGHTS, MAX_LEVEL, Options
+from hiveai.ponder import Ponderer
+from hiveai.session import Session, node_budget
 
 log = logging.getLogger("hiveai.uhp")
 
@@ -61,12 +66,6 @@ UHP_SPEC_URL = "https://github.com/jonthysell/Mzinga/wiki/UniversalHiveProtocol"
 # Mzinga's wording, which clients and users already know.
 NO_GAME = "No game in progress. Try 'newgame' to start a new game."
 BESTMOVE_USAGE = "Usage: bestmove [time hh:mm:ss[.fffffff] | depth N]"
-
-# Thinking time of a bare ``bestmove`` whose input ends (the hive-hydra
-# pattern with no limit given), counted from the command, however the end of
-# input and the command interleave: long enough for a sound move, short
-# enough for a per-move bot bridge.
-EOF_THINK_SECONDS = 1.0
 
 _UNSIGNED = re.compile(r"^\d+$")
 
@@ -110,32 +109,10 @@ class UhpServer:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.board = None  # hiveai.board.Board once a game exists
-        self._node_budget: int | None = None  # bestmove's node limit under HIVEAI_NODESTIME
         self.options = Options()
-        self.stop = timeman.StopFlag()
-        self.searching = False  # True only while bestmove thinks: SIGINT matters then
-        self.input_closed = False  # stdin reached its end (set by the reader thread)
-        self.searching_infinite = False  # a bare bestmove is running: the end of input stops it
-        self._searcher = None  # hiveai.search.Searcher, made in the background after the banner
-        self._preparing: threading.Thread | None = None  # that background thread, until joined
-        self._clear_pending = False  # newgame: clear the table before the next search
-        self._table_mb: int | None = None  # table size asked of the last (background) preparation
-        self._eval_weights = None  # weights by game type set by EvalFile; None: the searcher's own (built-in)
+        self.session = Session(self.options)  # the searcher, the stop flag, the end-of-input timer
+        self.ponderer = Ponderer(self._report)
         self._rng = random.Random()  # the weak levels' choices
-        self._ponder_board = None  # the position to ponder: after our move and the predicted reply
-        self._ponder_thread: threading.Thread | None = None
-        self._ponder_stop = timeman.StopFlag()
-        self._ponder_limits: timeman.Limits | None = None  # the running ponder search's, until a bestmove takes it
-        self._ponder_result = None  # its SearchResult, once it has ended
-        # Guards the ponder search's last iteration and whether its iterations are
-        # printed yet (only once a bestmove has taken it over).
-        self._ponder_lock = threading.Lock()
-        self._ponder_info = None
-        self._ponder_reporting = False
-        # Guards input_closed, searching_infinite and the timer that ends a bare bestmove at EOF.
-        self._eof_lock = threading.Lock()
-        self._eof_timer: threading.Timer | None = None
-        self._command_start = time.monotonic()
         self._commands: dict[str, Callable[[list[str], str], Iterable[str]]] = {
             "info": self.cmd_info,
             "newgame": self.cmd_newgame,
@@ -163,7 +140,7 @@ class UhpServer:
         input is seen even while a bare ``bestmove`` is thinking.
         """
         self.execute("info")
-        self._prepare_searcher()  # in the background: the banner is out already
+        self.session.prepare()  # in the background: the banner is out already
         lines: queue.Queue = queue.Queue()
 
         def read() -> None:
@@ -171,10 +148,7 @@ class UhpServer:
                 for line in iter(inp.readline, ""):
                     lines.put(line)
             finally:
-                with self._eof_lock:
-                    self.input_closed = True
-                    if self.searching_infinite:  # it waits for a SIGINT that cannot come now
-                        self._end_bare_search_soon()
+                self.session.input_ended()
                 lines.put(None)
 
         threading.Thread(target=read, name="hiveai-stdin", daemon=True).start()
@@ -184,99 +158,19 @@ class UhpServer:
                 if line is not None and not line.strip():
                     continue  # a blank line: no output at all (Mzinga), and pondering goes on
                 if line is None or not _runs_beside_pondering(line):
-                    self._stop_pondering()
+                    self.ponderer.stop()
                 if line is None or not self.execute(line):  # EOF or exit
                     return 0
-                self._start_pondering()
+                self.ponderer.start(self.board, self.session.searcher,
+                                    single_threaded=self.options["PonderDuringIdle"] == "SingleThreaded")
         finally:
             # Let a warm-up still loading kernels finish rather than exiting
             # under a thread that is inside numba.
-            self._searcher_ready()
-
-    def _start_pondering(self) -> None:
-        """Ponder the position the last ``bestmove`` predicted, while the game
-        can still reach it: the client's ``play`` of our move, other queries,
-        and the predicted reply itself (a ponder hit) keep it; anything else
-        (another reply, undo, newgame) drops it."""
-        board = self._ponder_board
-        if board is None:
-            return
-        history = self.board.move_history if self.board is not None else None
-        if (history is None or self.board.game_type_string != board.game_type_string
-                or history != board.move_history[: len(history)]):
-            self._stop_pondering()  # a reply other than the predicted one
-            self._ponder_board = None
-            return
-        if self._ponder_thread is not None and self._ponder_thread.is_alive():
-            return  # it goes on: the command ran beside it
-        self._stop_pondering()  # a ponder search that failed: joined, and tried again
-        searcher = self._get_searcher()
-        if self.options["PonderDuringIdle"] == "SingleThreaded":
-            searcher.threads = 1
-        self._ponder_stop.clear()
-        limits = self._ponder_limits = timeman.infinite_limits(self._ponder_stop)
-        self._ponder_result = None
-        with self._ponder_lock:
-            self._ponder_info, self._ponder_reporting = None, False
-
-        def on_iteration(info) -> None:
-            with self._ponder_lock:
-                self._ponder_info = info
-                if self._ponder_reporting:
-                    self._report(info)
-
-        def ponder() -> None:
-            try:
-                result = searcher.search(board, limits, on_iteration=on_iteration)
-                log.info("pondered %s to depth %s, %s nodes", board.game_string(), result.depth, result.nodes)
-                self._ponder_result = result
-            except Exception:  # pondering is a bonus: never let it break the engine
-                log.exception("pondering failed")
-
-        self._ponder_thread = threading.Thread(target=ponder, name="hiveai-ponder", daemon=True)
-        self._ponder_thread.start()
-
-    def _take_over_pondering(self, board, limits: timeman.Limits):
-        """On a ponder hit under a clock, let the running ponder search go on as
-        this ``bestmove``'s search, with its deadlines and stop flag, and return
-        its result: its unfinished iteration is kept, not searched again. Returns
-        None, with pondering stopped, when that does not apply: no ponder search,
-        another position, a depth or node limit, or a weak level."""
-        thread, ponder_limits = self._ponder_thread, self._ponder_limits
-        hit = (thread is not None and thread.is_alive() and ponder_limits is not None
-               and self._ponder_board is not None and self._ponder_board.move_history == board.move_history
-               and limits.hard is not None and self._node_budget is None and self.options["Level"] == MAX_LEVEL)
-        if not hit:
-            self._stop_pondering()
-            return None
-        # Deadlines first, the infinite mark last: the search's driver reads them
-        # without a lock, and must never see "not infinite" with no deadline.
-        ponder_limits.hard, ponder_limits.soft, ponder_limits.stop = limits.hard, limits.soft, limits.stop
-        ponder_limits.infinite = False
-        with self._ponder_lock:
-            self._ponder_reporting = self.options["ReportIntermediateBestMoves"]
-            if self._ponder_reporting and self._ponder_info is not None:
-                self._report(self._ponder_info)  # the deepest iteration pondered so far
-        log.info("ponder hit: the ponder search goes on as this bestmove's")
-        self._ponder_thread = None
-        thread.join()
-        return self._ponder_result
-
-    def _stop_pondering(self) -> None:
-        """Stop pondering (if it runs) and wait until it has."""
-        thread, self._ponder_thread = self._ponder_thread, None
-        if thread is None:
-            return
-        self._ponder_stop.set()
-        self._searcher.stop()  # at once, without waiting for the search's next poll
-        thread.join()
-        # Had the search ended before the request reached it, the request would
-        # stop the next search, a bestmove's, at once.
-        self._searcher.forget_stop()
+            self.session.ready()
 
     def execute(self, line: str) -> bool:
         """Answer one command line. Returns False for ``exit``."""
-        self._command_start = time.monotonic()  # bestmove's budget counts from here
+        self.session.command_start = time.monotonic()  # bestmove's budget counts from here
         words = line.split()
         if not words:
             return True  # blank line: no output at all (Mzinga)
@@ -304,8 +198,7 @@ class UhpServer:
 
     def on_sigint(self, signum: int, frame: object) -> None:
         """SIGINT handler: stop a running bestmove, otherwise do nothing."""
-        if self.searching:
-            self.stop.set()
+        self.session.interrupt()
 
     # -- helpers --------------------------------------------------------
 
@@ -355,10 +248,7 @@ class UhpServer:
         if mismatch:
             log.warning("newgame: %s Playing the moves, as Mzinga does.", mismatch)
         self.board = board
-        self._clear_pending = True  # a new game: nothing learnt carries over
-        # The game is answered once the search is ready, so that a timed bestmove
-        # sent right after it spends its whole budget searching.
-        self._searcher_ready()
+        self.session.new_game()  # nothing learnt carries over; answered once the search is ready
         return [board.game_string()]
 
     def cmd_play(self, args: list[str], rest: str) -> Iterable[str]:
@@ -418,7 +308,7 @@ class UhpServer:
         path = path.strip()
         builtin = path.lower() == BUILTIN_WEIGHTS.lower()
         try:
-            self._eval_weights = weights_from_env() if builtin else read_weights_file(path)
+            self.session.eval_weights = weights_from_env() if builtin else read_weights_file(path)
         except ValueError as e:
             raise CommandError(f"EvalFile: {e}; the weights in use are unchanged.") from None
         line, _ = self.options.set("EvalFile", BUILTIN_WEIGHTS if builtin else path)
@@ -428,8 +318,7 @@ class UhpServer:
         """Make option values take effect: the log level, and a table of a new size
         (made in the background, so the next bestmove finds it ready)."""
         logging.getLogger("hiveai").setLevel(self.options["LogLevel"].upper())
-        if self._table_mb is not None and self._table_mb != self.options["TranspositionTableSizeMB"]:
-            self._prepare_searcher()
+        self.session.resize_if_asked()
 
     def cmd_bestmove(self, args: list[str], rest: str) -> Iterable[str]:
         """``bestmove [time T | depth N]``: the chosen move; the game is not changed.
@@ -438,54 +327,31 @@ class UhpServer:
         UCI's ``go infinite``.
         """
         board = self._game()
-        self._node_budget = None
-        limits = self._limits(args)
-        self.stop.clear()
-        self.searching = True
-        # Under the lock the reader thread takes to mark the end of input, so
-        # exactly one of the two starts the timer, and the same one either way.
-        with self._eof_lock:
-            self.searching_infinite = limits.infinite
-            if limits.infinite and self.input_closed:
-                self._end_bare_search_soon()
+        limits, nodes = self._limits(args)
+        session = self.session
+        session.begin_bestmove(limits.infinite)
         level = self.options["Level"]
         try:
             # The weak levels skip the book: its moves are the strongest there are.
             book = self._book_move(board, limits) if level == MAX_LEVEL else None
             if book is not None:
-                self._stop_pondering()
-                self._ponder_board = None
+                self.ponderer.forget()
                 log.info("bestmove %s from the book", book)
                 return [str(book)]
-            result = self._take_over_pondering(board, limits)
+            result = self.ponderer.take_over(board, limits, allowed=nodes is None and level == MAX_LEVEL,
+                                             reporting=self.options["ReportIntermediateBestMoves"])
             if result is None:
-                searcher = self._get_searcher()  # imports numba; the banner is long gone
+                searcher = session.searcher()  # imports numba; the banner is long gone
                 report = self._report if self.options["ReportIntermediateBestMoves"] else None
                 result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng,
-                                         nodes=self._node_budget)
+                                         nodes=nodes)
         finally:
-            with self._eof_lock:
-                self.searching = self.searching_infinite = False
-                if self._eof_timer is not None:
-                    self._eof_timer.cancel()
-                    self._eof_timer = None
+            session.end_bestmove()
         log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
-                 result.score, result.depth, result.nodes, time.monotonic() - self._command_start)
+                 result.score, result.depth, result.nodes, time.monotonic() - session.command_start)
         if self.options["PonderDuringIdle"] != "Disabled" and level == MAX_LEVEL:
-            self._ponder_board = _predicted(board, result.pv)
+            self.ponderer.predict(board, result.pv)
         return [result.move_string]
-
-    def _end_bare_search_soon(self) -> None:
-        """Stop the running bare bestmove EOF_THINK_SECONDS after its command (caller holds _eof_lock)."""
-        delay = max(0.0, self._command_start + EOF_THINK_SECONDS - time.monotonic())
-        self._eof_timer = threading.Timer(delay, self._stop_bare_search)
-        self._eof_timer.daemon = True
-        self._eof_timer.start()
-
-    def _stop_bare_search(self) -> None:
-        with self._eof_lock:
-            if self.searching_infinite:  # not a later command's search
-                self.stop.set()
 
     def _book_move(self, board, limits: timeman.Limits):
         """The book's move for ``board`` when the book is on, else None.
@@ -509,66 +375,18 @@ class UhpServer:
             pv = [str(m) for m in info.pv]
             self.emit(";".join([pv[0], str(info.depth), str(info.score), *pv]))
 
-    def _prepare_searcher(self) -> None:
-        """Start making the searcher in a background thread, unless one of the
-        asked-for table size exists: import numba and the search, load every
-        kernel, touch the table's pages (:meth:`Searcher.warm`). Started right
-        after the banner, so a ``bestmove`` arriving any time after ``newgame``
-        searches as deep as later ones; ``newgame`` and the first use wait for it to end."""
-        size = self._table_mb = self.options["TranspositionTableSizeMB"]
-        self._searcher_ready()
-        if self._searcher is not None and self._searcher.tt_mb == size:
-            return
-
-        def build() -> None:
-            try:
-                from hiveai.search import Searcher
-
-                self._searcher = None  # free the old table before allocating the new one
-                searcher = Searcher(tt_mb=size)
-                searcher.warm()
-                self._searcher = searcher
-            except Exception:  # _get_searcher makes one in the foreground, and reports the error
-                log.exception("background warm-up failed")
-
-        self._preparing = threading.Thread(target=build, name="hiveai-warmup", daemon=True)
-        self._preparing.start()
-
-    def _searcher_ready(self) -> None:
-        """Wait for a background :meth:`_prepare_searcher` to finish."""
-        if self._preparing is not None:
-            self._preparing.join()
-            self._preparing = None
-
-    def _get_searcher(self):
-        """The searcher, with a table of the size the option asks for, cleared if
-        a new game began since its last search."""
-        from hiveai.search import Searcher
-
-        self._searcher_ready()
-        size = self.options["TranspositionTableSizeMB"]
-        if self._searcher is None or self._searcher.tt_mb != size:
-            self._searcher = None  # free the old table before allocating the new one
-            self._searcher = Searcher(tt_mb=size)
-        elif self._clear_pending:
-            self._searcher.clear()
-        self._clear_pending = False
-        if self._eval_weights is not None:
-            self._searcher.weights = self._eval_weights
-        self._searcher.threads = self.options["NumThreads"]
-        return self._searcher
-
-    def _limits(self, args: list[str]) -> timeman.Limits:
-        """Parse ``time T`` / ``depth N`` / nothing into search limits."""
+    def _limits(self, args: list[str]) -> tuple[timeman.Limits, int | None]:
+        """Parse ``time T`` / ``depth N`` / nothing into search limits, and the node limit (None: none)."""
+        stop = self.session.stop
         if not args:
-            return timeman.infinite_limits(self.stop)
+            return timeman.infinite_limits(stop), None
         if len(args) != 2:
             raise CommandError(BESTMOVE_USAGE)
         mode, value = args[0].lower(), args[1]
         if mode == "depth":
             if not _UNSIGNED.match(value):
                 raise CommandError(f"Depth must be a whole number >= 0, not '{value}'.")
-            return timeman.depth_limits(int(value), self.stop)
+            return timeman.depth_limits(int(value), stop), None
         if mode == "time":
             try:
                 seconds = timeman.parse_timespan(value)
@@ -576,45 +394,18 @@ class UhpServer:
                 raise CommandError(e) from None
             if seconds < 0:
                 raise CommandError(f"Time must not be negative, not '{value}'.")
-            rate = _nodestime()
-            if rate:
+            try:
+                nodes = node_budget(seconds)
+            except ValueError as e:
+                raise CommandError(e) from None
+            if nodes is not None:
                 # A tuning match on a busy machine: the budget in nodes, not seconds.
-                self._node_budget = max(1, int(seconds * rate))
-                return timeman.Limits(stop=self.stop)
+                return timeman.Limits(stop=stop), nodes
             return timeman.time_limits(
-                seconds, self.stop, start=self._command_start,
+                seconds, stop, start=self.session.command_start,
                 usage=self.options["TimeUsage"], margin=self.options["TimeMarginMs"] / 1000,
-            )
+            ), None
         raise CommandError(BESTMOVE_USAGE)
-
-
-# For tuning matches on a shared machine (cutechess's "nodestime"): with
-# HIVEAI_NODESTIME=N, "bestmove time T" searches T x N nodes instead of T
-# seconds, so its result does not depend on the machine's speed or load.
-NODESTIME_ENV = "HIVEAI_NODESTIME"
-
-
-def _nodestime() -> int:
-    """Nodes per second of $HIVEAI_NODESTIME, 0 when unset."""
-    text = os.environ.get(NODESTIME_ENV, "").strip()
-    if not text:
-        return 0
-    if not text.isdigit():
-        raise CommandError(f"{NODESTIME_ENV} must be a whole number of nodes per second, not '{text}'.")
-    return int(text)
-
-
-def _predicted(board, pv: list[str]):
-    """The position after our move and the reply the PV expects (as far as the
-    PV goes), or None when there is nothing to ponder."""
-    if not pv:
-        return None
-    after = board.copy()
-    for move in pv[:2]:
-        after.play(move)
-        if after.is_game_over():
-            return None
-    return after
 
 
 def _claim_stdout() -> TextIO:

@@ -16,6 +16,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
+from game_types import STANDARD_GAME_TYPES as GAME_TYPES
 
 from hiveai import Move as LazyMove
 from hiveai.board import OCCUPIED, PASS, Board, Move
@@ -35,7 +36,6 @@ from hiveai.hex_grid import CELL_MASK, ORIGIN, neighbour
 from hiveai.position import HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, POS, TOP
 
 DATA = Path(__file__).parent / "data"
-GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
 OPENING = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
 # A reported case: W of bQ holds bS1, so "bB1 -bQ" names an occupied cell
 # (Mzinga rejects it); hiveai used to read it as the climb "bB1 bS1".

@@ -15,7 +15,7 @@ from hiveai.analyse import MoveReview, white_scores
 from hiveai.board import Board
 from hiveai.cli import main
 from hiveai.gamerecord import read_game
-from hiveai.pages import replay_page
+from hiveai.pages import eval_graph, replay_page
 
 NS = "{http://www.w3.org/2000/svg}"
 GAMES = Path(__file__).parent / "data" / "games"
@@ -33,6 +33,18 @@ def test_the_checker_catches_bad_pages():
                 good.replace("<title>t</title>", ""), good.replace("<br>", '<img src="https://x/y.png">')):
         with pytest.raises(AssertionError):
             check_html(bad)
+
+
+def test_eval_graph_points_carry_their_scores():
+    scores = [10, -30, None, 250, 100000, -5]
+    root = parse_svg(eval_graph(scores, marks=["", "", "", "?", "??", ""], labels=list("abcdef")))
+    points = [c for c in root.iter(NS + "circle")]
+    assert [int(c.get("data-ply")) for c in points] == [0, 1, 3, 4, 5]
+    assert [int(c.get("data-score")) for c in points] == [10, -30, 250, 100000, -5]
+    assert [c.get("data-mark") for c in points] == ["", "", "?", "??", ""]
+    ys = {int(c.get("data-ply")): float(c.get("cy")) for c in points}
+    assert ys[4] < ys[3] < ys[0] < ys[5] < ys[1]  # up is better for White; past the cap at the edge
+    assert float(next(c for c in points if c.get("data-ply") == "4").get("cy")) >= 0
 
 
 @pytest.fixture(scope="module")

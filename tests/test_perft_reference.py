@@ -17,11 +17,11 @@ import random
 from pathlib import Path
 
 import pytest
+from game_types import STANDARD_GAME_TYPES as GAME_TYPES
 
 from hiveai.board import Board
 
 DATA = Path(__file__).parent / "data" / "perft"
-GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
 SLOW_LEAVES = 10_000_000  # random-position lines above this go to the slow run
 
 

@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from game_types import STANDARD_GAME_TYPES as GAME_TYPES
 
 from hiveai.board import Board
 from hiveai.movegen import (
@@ -21,8 +22,6 @@ from hiveai.movegen import (
 )
 from hiveai.position import HASH, LAST_MOVED, recompute_hash
 from hiveai.zobrist import game_type_key
-
-GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)

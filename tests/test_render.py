@@ -16,14 +16,13 @@ import pytest
 from hiveai.board import Board
 from hiveai.bug import MAX_STACK, N_PIECES, PIECE_NAMES
 from hiveai.gamerecord import read_game
-from hiveai.hex_grid import CELL_MASK, DIR_QR, GRID, N_CELLS, neighbour
+from hiveai.hex_grid import CELL_MASK, DIR_QR, GRID, N_CELLS, hive_coordinates, neighbour
 from hiveai.position import HEIGHT, POS, STACK, TOP
 from hiveai.render import (
     ANSI_RESET,
     EMPTY_MARK,
     HALF_CELL,
     TERMINAL_WIDTH,
-    hive_coordinates,
     hive_lines,
     render_board,
 )
@@ -171,7 +170,7 @@ def test_a_hive_across_the_torus_seam_draws_whole(shift):
 def test_hive_coordinates_are_relative_neighbour_steps():
     board = BOARDS[-1]
     b = board.position_array
-    coords = hive_coordinates(b)
+    coords = hive_coordinates(b[POS : POS + N_PIECES])
     assert set(coords) == {int(b[POS + p]) for p in range(N_PIECES) if b[POS + p] >= 0}
     for cell, (q, r) in coords.items():
         for d, (dq, dr) in enumerate(DIR_QR):

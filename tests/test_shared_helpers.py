@@ -23,10 +23,9 @@ from hiveai.durable import (
     trim_partial_line,
 )
 from hiveai.errors import GameStringError
-from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, GRID, ORIGIN, torus_offset, unwrap
+from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, GRID, ORIGIN, hive_coordinates, torus_offset, unwrap
 from hiveai.notation import FINISHED, STATES, parse_state, read_game_string
 from hiveai.position import POS
-from hiveai.render import hive_coordinates
 from hiveai.score import MATE_BOUND, WIN, format_score, is_win_score
 from hiveai.symmetry import frame_of
 
@@ -116,12 +115,12 @@ def test_render_and_the_book_key_share_one_unwrap_even_for_a_disconnected_hive()
     key = frame_of(b).key
     pieces = [p for p in range(N_PIECES) if b[POS + p] >= 0]
     cells = [int(b[POS + p]) for p in pieces]
-    assert hive_coordinates(b) == unwrap(cells, cells[0]) == frame_of(b).coords
+    assert hive_coordinates(b[POS : POS + N_PIECES]) == unwrap(cells, cells[0]) == frame_of(b).coords
     # Put the last piece far away by hand: no legal position does this, both still see every piece.
     far = (cells[0] + 7 + 5 * GRID) & CELL_MASK
     moved = b.copy()
     moved[POS + pieces[-1]] = far
-    coords = hive_coordinates(moved)
+    coords = hive_coordinates(moved[POS : POS + N_PIECES])
     assert coords[far] == (7, 5) and frame_of(moved).coords == coords and frame_of(moved).key != key
 
 

@@ -11,10 +11,18 @@ from html_check import parse_svg
 from hiveai import svg
 from hiveai.board import Board
 from hiveai.bug import KIND_LETTERS, N_PIECES, PIECE_NAMES, game_type_string, piece_in_game
+from hiveai.hex_grid import CELL_MASK
 from hiveai.render import hive_lines
 
 NS = "{http://www.w3.org/2000/svg}"
 W, H = svg.HEX_W, svg.ROW_H
+# Coordinates are written with one decimal (each off by up to 0.05), so the distance of two
+# points is off by up to 0.1 ...
+ROUNDING = 0.11
+# ... the centre of a drawn hexagon (the mean of six rounded corners) against a rounded piece
+# position by a little more, and a corner reached by a path's relative steps (each rounded) by 0.3.
+CENTRE_ROUNDING = 0.2
+STEPS_ROUNDING = 0.3
 # The README's mid-game example: 17 pieces on 16 cells, wM on top of bL.
 MIDGAME = ("Base+MLP;InProgress;White[13];wB1;bL /wB1;wQ wB1-;bQ -bL;wA1 \\wB1;bM bQ\\;wA1 bM\\;bA1 /bQ;"
            "wA2 wA1-;bA1 wA2\\;wM \\wQ;bP /bQ;wA3 -wM;bA2 -bP;wA3 -bA2;bA3 bA2\\;wM wB1;bB1 -bQ;wM bL;"
@@ -46,7 +54,7 @@ def test_each_uhp_direction_lands_on_its_neighbour_in_the_picture(position):
     root = parse_svg(svg.board(board))
     (x0, y0, _), (x1, y1, _) = pieces(root)["wS1"], pieces(root)["bS1"]
     half, rows = DIRECTIONS[position]
-    assert (x1 - x0, y1 - y0) == pytest.approx((half * W / 2, rows * H), abs=0.11)
+    assert (x1 - x0, y1 - y0) == pytest.approx((half * W / 2, rows * H), abs=ROUNDING)
     # The text picture of hiveai analyse agrees: the same row and side.
     lines = hive_lines(board.position_array, empty=False)
     where = {name: (row, line.index(name)) for row, line in enumerate(lines) for name in ("wS1", "bS1")
@@ -146,7 +154,7 @@ def test_placement_arrow_starts_at_the_piece_in_hand():
     move = board.parse_move("wQ -wS1")
     root = parse_svg(svg.board(board, arrows=[svg.Arrow(move, "#123456")]))
     tail, tip, colour = arrow_of(root, "wQ -wS1")
-    assert tail == pytest.approx(hand(root)["wQ"], abs=0.11)
+    assert tail == pytest.approx(hand(root)["wQ"], abs=ROUNDING)
     x, y, _ = pieces(root)["wS1"]
     assert math.dist(tip, (x - W, y)) < svg.R / 2  # ends on the cell west of wS1
     assert colour == "#123456"
@@ -160,7 +168,7 @@ def test_move_arrow_goes_from_cell_to_cell_and_accepts_movestrings():
     root = parse_svg(svg.board(board, arrows=["wQ \\wS1"]))
     tail, tip, colour = arrow_of(root, "wQ \\wS1")
     drawn = pieces(root)
-    assert tail == pytest.approx(drawn["wQ"][:2], abs=0.11)
+    assert tail == pytest.approx(drawn["wQ"][:2], abs=ROUNDING)
     x, y, _ = drawn["wS1"]
     assert math.dist(tip, (x - W / 2, y - H)) < svg.R / 2
     assert colour == svg.DEFAULT_COLORS["arrow"]
@@ -187,8 +195,8 @@ def test_last_move_marks_destination_and_origin():
         return sum(x for x, _ in pts) / 6, sum(y for _, y in pts) / 6
 
     x, y, _ = pieces(root)["wS1"]
-    assert centre(marks["lastmove"]) == pytest.approx(pieces(root)["wQ"][:2], abs=0.2)
-    assert centre(marks["lastmove-from"]) == pytest.approx((x - W, y), abs=0.2)
+    assert centre(marks["lastmove"]) == pytest.approx(pieces(root)["wQ"][:2], abs=CENTRE_ROUNDING)
+    assert centre(marks["lastmove-from"]) == pytest.approx((x - W, y), abs=CENTRE_ROUNDING)
     placed = parse_svg(svg.board(Board.parse("Base;InProgress;Black[1];wS1")))
     assert [p.get("class") for p in placed.iter(NS + "polygon") if p.get("class")] == ["lastmove"]
     assert not [p for p in parse_svg(svg.board(board, lastmove=False)).iter(NS + "polygon") if p.get("class")]
@@ -199,7 +207,7 @@ def test_highlight_placements_and_coordinates():
     root = parse_svg(svg.board(board, highlight=["wQ", "bA1"], placements=True, coordinates=True))
     assert len([p for p in root.iter(NS + "polygon") if p.get("class") == "highlight"]) == 2
     spots = [c for c in root.iter(NS + "circle") if c.get("class") == "placement"]
-    cells = {m.code & 1023 for m in board.legal_moves if m.piece == "wS1"}
+    cells = {m.code & CELL_MASK for m in board.legal_moves if m.piece == "wS1"}
     assert len(spots) == len(cells) > 0  # wS1 is in hand: its placements are all the placement cells
     # Each empty cell is named as a MoveString position; placing there by that name lands on that spot.
     drawn = pieces(root)
@@ -211,7 +219,7 @@ def test_highlight_placements_and_coordinates():
         rx, ry, _ = drawn[ref]
         half, rows = {"-": (2, 0), "/": (1, -1), "\\": (1, 1)}[label[-1]] if label[-1] in "-/\\" else \
             {"-": (-2, 0), "/": (-1, 1), "\\": (-1, -1)}[label[0]]
-        assert (x - rx, y - ry) == pytest.approx((half * W / 2, rows * H), abs=0.2), label
+        assert (x - rx, y - ry) == pytest.approx((half * W / 2, rows * H), abs=ROUNDING), label
     with pytest.raises(ValueError, match="not a piece on the board"):
         svg.board(board, highlight=["wS2"])
 
@@ -232,19 +240,7 @@ def test_board_without_defs_refers_to_page_symbols():
     # Another colour scheme gets its own ids, so both can share a page.
     other = svg.board(Board.parse(MIDGAME), colors={"black": "#400000"})
     ids = {g.get("id") for g in parse_svg(other).iter(NS + "g") if g.get("id")}
-    assert svg.PIECE_ID + "wQ" not in ids and len(ids) == 28 and all(i.startswith(svg.PIECE_ID) for i in ids)
-
-
-def test_eval_graph_points_carry_their_scores():
-    scores = [10, -30, None, 250, 100000, -5]
-    root = parse_svg(svg.eval_graph(scores, marks=["", "", "", "?", "??", ""], labels=list("abcdef")))
-    points = [c for c in root.iter(NS + "circle")]
-    assert [int(c.get("data-ply")) for c in points] == [0, 1, 3, 4, 5]
-    assert [int(c.get("data-score")) for c in points] == [10, -30, 250, 100000, -5]
-    assert [c.get("data-mark") for c in points] == ["", "", "?", "??", ""]
-    ys = {int(c.get("data-ply")): float(c.get("cy")) for c in points}
-    assert ys[4] < ys[3] < ys[0] < ys[5] < ys[1]  # up is better for White; past the cap at the edge
-    assert float(next(c for c in points if c.get("data-ply") == "4").get("cy")) >= 0
+    assert svg.PIECE_ID + "wQ" not in ids and len(ids) == N_PIECES and all(i.startswith(svg.PIECE_ID) for i in ids)
 
 
 def path_vertices(d: str) -> list[tuple[float, float]]:
@@ -268,7 +264,7 @@ def test_tiles_and_empty_cells_are_regular_hexagons():
     assert len(corners) == 6
     for (x, y), angle in zip(corners, range(-30, 330, 60)):  # pointy top: corners at -30, 30, ... degrees
         assert (x, y) == pytest.approx(((svg.R - 1.2) * math.cos(math.radians(angle)),
-                                        (svg.R - 1.2) * math.sin(math.radians(angle))), abs=0.3)
+                                        (svg.R - 1.2) * math.sin(math.radians(angle))), abs=STEPS_ROUNDING)
     ring = next(p for p in root.iter(NS + "path") if p.get("class") == "empty").get("d")
     cells = ring.split("M")[1:]
     assert cells and all(len(path_vertices("M" + c)) == 6 for c in cells)

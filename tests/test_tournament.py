@@ -24,11 +24,11 @@ import pytest
 
 from hiveai.backend import make_backend
 from hiveai.board import Board
-from hiveai.bug import PIECE_NAMES
+from hiveai.bug import N_PIECES, PIECE_NAMES
 from hiveai.cli import TournamentCommand, parse_sprt
 from hiveai.gamerecord import read_game
-from hiveai.position import TOP
-from hiveai.render import hive_coordinates
+from hiveai.hex_grid import hive_coordinates
+from hiveai.position import POS, TOP
 from hiveai.tournament import referee
 from hiveai.tournament.preflight import check_engine
 from hiveai.tournament.report import REPORT_FILE, replay_path
@@ -548,7 +548,7 @@ def check_report(out: Path, records: list[dict]) -> None:
         drawn = {g.get("data-piece") for g in parse_svg(final).iter("{http://www.w3.org/2000/svg}g")
                  if g.get("class") == "piece" and not g.get("data-hand")}
         b = Board.from_game_string(r["game_string"]).position_array
-        assert drawn == {PIECE_NAMES[int(b[TOP + cell])] for cell in hive_coordinates(b)}  # the final position
+        assert drawn == {PIECE_NAMES[int(b[TOP + cell])] for cell in hive_coordinates(b[POS : POS + N_PIECES])}  # the final position
         assert f'href="../{REPORT_FILE}"' in page and f'href="../{pgn_path(Path(), r).as_posix()}"' in page
 
 

@@ -10,7 +10,11 @@ import time
 
 from uhp_client import Engine
 
+from hiveai.options import DEFAULT_TT_MB, MIN_TT_MB
+from hiveai.timeman import REPLY_MARGIN, TIME_USAGE
+
 UHP_SPEC = "https://github.com/jonthysell/Mzinga/wiki/UniversalHiveProtocol"
+TIME_MARGIN_MS = round(REPLY_MARGIN * 1000)  # TimeMarginMs's default (hiveai/options.py)
 
 
 def stderr_after(engine: Engine, mark: int, text: str, timeout: float = 10.0) -> str:
@@ -42,13 +46,14 @@ def test_clamped_option_is_echoed_and_noted_on_stderr(engine):
     says so on stderr."""
     mark = len(engine.stderr_text())
     try:
-        assert engine.cmd("options set TimeUsage 7") == ["TimeUsage;double;1.0;0.9;0.1;1.0"]
+        # TimeUsage ranges over 0.1 to 1.0 (hiveai/options.py): 7 is set to the top.
+        assert engine.cmd("options set TimeUsage 7") == [f"TimeUsage;double;1.0;{TIME_USAGE};0.1;1.0"]
         note = 'TimeUsage "7" is outside 0.1 to 1.0: set to 1.0.'
         assert note in stderr_after(engine, mark, note)
-        assert engine.cmd("options set TranspositionTableSizeMB 0")[0].split(";")[2] == "1"
+        assert engine.cmd("options set TranspositionTableSizeMB 0")[0].split(";")[2] == str(MIN_TT_MB)
     finally:
-        engine.cmd("options set TimeUsage 0.9")
-        engine.cmd("options set TranspositionTableSizeMB 64")
+        engine.cmd(f"options set TimeUsage {TIME_USAGE}")
+        engine.cmd(f"options set TranspositionTableSizeMB {DEFAULT_TT_MB}")
 
 
 def test_contradictory_game_string_is_accepted_with_a_warning(engine):
@@ -68,7 +73,7 @@ def test_consistent_game_string_gets_no_warning(engine):
     # stderr is written in order: once the note of a later command has arrived, any warning would have too.
     engine.cmd1("options set TimeMarginMs 99999")
     new = stderr_after(engine, mark, "TimeMarginMs")
-    engine.cmd1("options set TimeMarginMs 20")
+    engine.cmd1(f"options set TimeMarginMs {TIME_MARGIN_MS}")
     assert "TimeMarginMs" in new and "GameString" not in new
 
 
@@ -88,3 +93,25 @@ def test_eval_file_loads_weights_and_a_bad_one_changes_nothing(engine, tmp_path)
     engine.cmd1("newgame Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
     assert engine.cmd("bestmove depth 2")[-1]  # searches with the loaded weights
     assert engine.cmd1("options set EvalFile <built-in>") == "EvalFile;string;<built-in>;<built-in>"
+
+
+def test_a_malformed_node_budget_switch_is_named(monkeypatch):
+    """HIVEAI_NODESTIME (hiveai.session): a timed bestmove searches T x N nodes; a value that is
+    not a whole number is answered as an err naming the variable, and the game is kept."""
+    import io
+
+    from hiveai.session import NODESTIME_ENV, node_budget
+    from hiveai.uhp import UhpServer
+
+    monkeypatch.setenv(NODESTIME_ENV, "2000")
+    assert node_budget(1.5) == 3000 and node_budget(0.0) == 1  # at least one node
+    monkeypatch.setenv(NODESTIME_ENV, "fast")
+    out = io.StringIO()
+    server = UhpServer(out)
+    server.execute("newgame Base")
+    server.execute("bestmove time 00:00:01")
+    reply = out.getvalue().splitlines()
+    assert reply[-2:] == [f"err {NODESTIME_ENV} must be a whole number of nodes per second, not 'fast'.", "ok"]
+    assert server.board.game_string() == "Base;NotStarted;White[1]"
+    monkeypatch.delenv(NODESTIME_ENV)
+    assert node_budget(1.5) is None

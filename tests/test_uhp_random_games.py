@@ -14,11 +14,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from game_types import STANDARD_GAME_TYPES as GAME_TYPES
 from hive_oracle import CANONICAL_MOVE, Oracle, neighbours
 from uhp_client import Engine
 
 SEED = 20240615
-GAME_TYPES = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]
 GAMES_PER_TYPE = 3
 MAX_PLIES = 400  # safety net; the bias ends games long before this
 SAMPLES = 4  # extra validmoves entries played and undone per position

@@ -2,14 +2,22 @@
 
 In-process: :class:`hiveai.uhp.UhpServer` with string streams. ``serve`` waits
 for a background preparation before it returns, so the state can be checked
-afterwards without timing.
+afterwards without timing. Whether a table is empty is read from what a
+search does with it: a one-thread search is deterministic, so the same search
+on an empty table of the same size counts exactly the same nodes, and one on
+a table that still holds entries for the position counts fewer.
 """
 
 from __future__ import annotations
 
 import io
 
+from hiveai.board import Board
+from hiveai.search import Searcher
+from hiveai.timeman import StopFlag, depth_limits
 from hiveai.uhp import UhpServer
+
+DEPTH = 2
 
 
 def serve(commands: str) -> tuple[UhpServer, list[str]]:
@@ -19,19 +27,28 @@ def serve(commands: str) -> tuple[UhpServer, list[str]]:
     return server, out.getvalue().splitlines()
 
 
+def nodes_searched(searcher: Searcher, game: str = "Base") -> int:
+    """Nodes of a one-thread depth-``DEPTH`` search of ``game`` (the searcher's table is then not empty)."""
+    searcher.threads = 1
+    return searcher.search(Board.parse(game), depth_limits(DEPTH, StopFlag())).nodes
+
+
 def test_the_searcher_is_made_after_the_banner_without_any_command():
     server, lines = serve("")
     assert lines[0].startswith("id hiveai") and lines[-1] == "ok"
-    searcher = server._searcher
-    assert searcher is not None and searcher.tt_mb == server.options["TranspositionTableSizeMB"]
-    assert not searcher._keys.any()  # warmed, then cleared
+    searcher = server.session.current_searcher
+    size = server.options["TranspositionTableSizeMB"]
+    assert searcher is not None and searcher.tt_mb == size
+    assert nodes_searched(searcher) == nodes_searched(Searcher(tt_mb=size))  # warmed, then cleared
 
 
 def test_a_new_table_size_is_prepared_and_newgame_clears_before_the_next_search():
-    server, lines = serve("options set UseBook false\noptions set TranspositionTableSizeMB 2\nnewgame Base\nbestmove depth 2\nnewgame Base\n")
+    server, lines = serve("options set UseBook false\noptions set NumThreads 1\n"
+                          "options set TranspositionTableSizeMB 2\nnewgame Base\nbestmove depth 2\nnewgame Base\n")
     assert "err" not in " ".join(lines)
-    searcher = server._searcher
+    searcher = server.session.current_searcher
     assert searcher.tt_mb == 2
-    assert searcher._keys.any()  # what the bestmove learnt is still there...
-    assert not server._get_searcher()._keys.any()  # ...until the next search starts after newgame
-    assert server._get_searcher() is searcher
+    fresh = nodes_searched(Searcher(tt_mb=2))
+    assert nodes_searched(searcher) < fresh  # what the bestmove learnt is still there...
+    assert server.session.searcher() is searcher
+    assert nodes_searched(searcher) == fresh  # ...until the next search starts after newgame

@@ -2,8 +2,8 @@
 
 Seeded random play in each game type, biased towards the queens so that
 queens get crowded and games end (as in tests/test_uhp_random_games.py). Before
-every move the position is classified with the test module's own brute-force
-predicates, and kept while its category still needs positions (at most one
+every move the position is classified with the tests' own brute-force
+predicates (tests/tactics.py), and kept while its category still needs positions (at most one
 per category per game, so the positions come from different games, and one
 category per position):
 
@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import test_search_tactics as T  # noqa: E402  (the predicates the tests use)
+import tactics as T  # noqa: E402  (the predicates the tests use)
 
 from hiveai.board import Board  # noqa: E402
 from hiveai.hex_grid import CELL_MASK  # noqa: E402
@@ -182,7 +182,7 @@ def main() -> None:
     lines = [
         "# Positions for tests/test_search_tactics.py: category<TAB>game type<TAB>note<TAB>GameString.",
         f"# Written by tools/find_tactics.py --seed {args.seed} (seeded random play biased towards the",
-        "# queens, classified with the test module's brute-force predicates). The notes are for people;",
+        "# queens, classified with the brute-force predicates of tests/tactics.py). The notes are for people;",
         "# the tests re-derive every property from the rules and do not read them.",
     ]
     order = ["win1", "win2", "block", "five", "throw_win", "throw_save", "repeat", "danger"]  # file order
