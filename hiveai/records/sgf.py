@@ -46,7 +46,7 @@ from hiveai.board import Board
 from hiveai.bug import COLOUR_LETTERS, colour_of, parse_piece, piece_names
 from hiveai.errors import HiveError, IllegalMoveError
 from hiveai.hex_grid import CELL_MASK, GRID, GRID_BITS, torus_offset
-from hiveai.notation import FINISHED
+from hiveai.outcome import Termination
 from hiveai.position import MOVE_PIECE_SHIFT, PASS
 from hiveai.records.record import GameRecord, GameRecordError
 
@@ -69,6 +69,9 @@ _REF_RE = re.compile(r"^([-/\\]?)([A-Za-z]+\d?)([-/\\]?)$")
 _DATE_FORMATS = ("%d %B %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y", "%d. %B %Y")
 _GN_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})-\d{4}$")
 _SINGLES = {"q", "m", "l", "p"}
+# Endings an SGF states without RE: by a command, or on the board.
+_STATED = {Termination.RESIGNATION, Termination.AGREED_DRAW, Termination.QUEEN_SURROUNDED,
+           Termination.BOTH_SURROUNDED}
 
 
 @dataclass
@@ -403,12 +406,17 @@ def to_sgf(record: GameRecord) -> str:
     """
     board = Board(record.game_type)
     variant = "Hive" + ("-" + record.game_type.split("+")[1][::-1] if "+" in record.game_type else "")
-    result = {"WhiteWins": f"Game won by {record.white or 'White'}",
-              "BlackWins": f"Game won by {record.black or 'Black'}",
-              "Draw": "The game is a draw"}.get(record.result)
+    # RE in boardspace's words when the record had them, or when nothing else in the
+    # file says the result (a resignation and an agreed draw are commands, a surrounded
+    # queen is on the board).
+    outcome = record.outcome
     said = record.tags.get("SgfResult", "")
+    result = None
     if said and _winner(said, record.white, record.black) == record.result:
-        result = said  # the site's own words (in the player's language)
+        result = said
+    elif outcome is not None and outcome.termination not in _STATED:
+        result = {"WhiteWins": f"Game won by {record.white or 'White'}",
+                  "BlackWins": f"Game won by {record.black or 'Black'}"}.get(record.result, "The game is a draw")
     head = ["(;", f"GM[{HIVE_GM}]VV[1]", f"SU[{variant}]"]
     for key, value in (("DT", record.tags.get("SgfDate") or record.date), ("GN", record.tags.get("SgfGameName")),
                        ("EV", record.event), ("RO", record.tags.get("Round")),
@@ -443,9 +451,12 @@ def to_sgf(record: GameRecord) -> str:
         nodes.append(f"; {player}[{n + 1} Done]")
         n += 2
     tail = []
-    if record.tags.get("Termination", "").startswith("resignation") and record.result in FINISHED - {"Draw"}:
-        loser = 1 if record.result == "WhiteWins" else 0
-        tail.append(f"; P{loser}[{n} Resign]")
+    if outcome is not None and outcome.termination == Termination.RESIGNATION and outcome.winner is not None:
+        tail.append(f"; P{1 - outcome.winner}[{n} Resign]")
+    elif outcome is not None and outcome.termination == Termination.AGREED_DRAW:
+        offers = len(record.moves) & 1
+        tail += [f"; P{offers}[{n} OfferDraw]", f"; P{offers}[{n + 1} Done]",
+                 f"; P{1 - offers}[{n + 2} AcceptDraw]", f"; P{1 - offers}[{n + 3} Done]"]
     return "\n".join(head + nodes + tail + [")"]) + "\n"
 
 
