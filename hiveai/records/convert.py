@@ -3,7 +3,7 @@
 Reads every game of the inputs (files, folders, zip archives; any format),
 writes each in the format asked for, and reports what it read and refused.
 A refused game does not stop the batch. Every output file is written whole
-or not at all (see :func:`hiveai.durable.replace_atomically`).
+or not at all (see :func:`hiveai.records.files.write_whole`).
 
 * no output: the games' text goes to ``emit`` (stdout), each game once it is
   converted in full;
@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from hiveai.durable import replace_atomically
 from hiveai.errors import HiveError
-from hiveai.records.files import FORMATS, read_all
+from hiveai.records.files import FORMATS, read_all, write_whole
 from hiveai.text import plural
 
 __all__ = ["ConvertReport", "convert"]
@@ -41,8 +40,8 @@ class ConvertReport:
     def summary(self) -> str:
         """One line: ``convert: 20 games read, 19 written as Mzinga PGN, 1 refused``."""
         where = f" to {plural(len(self.outputs), 'file')}" if self.outputs else ""
-        return (f"convert: {plural(self.read, 'game')} read, {self.written} written as {FORMATS[self.to].title}"
-                f"{where}, {len(self.refused)} refused")
+        return (f"convert: {plural(self.read, 'game')} read, {self.written:,} written as {FORMATS[self.to].title}"
+                f"{where}, {len(self.refused):,} refused")
 
 
 def _names(stem_of: list[str], suffix: str) -> list[str]:
@@ -93,10 +92,10 @@ def convert(inputs: Iterable[str | os.PathLike], to: str = "pgn", out: str | os.
     if out is not None and folder:
         for name, (_, text) in zip(_names([_stem(s) for s, _ in texts], fmt.suffix), texts):
             path = Path(out) / name
-            replace_atomically(path, text)
+            write_whole(path, text)
             report.outputs.append(path)
     elif out is not None and texts:
-        replace_atomically(out, fmt.between.join(text for _, text in texts))
+        write_whole(out, fmt.between.join(text for _, text in texts))
         report.outputs.append(Path(out))
     return report
 

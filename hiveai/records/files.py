@@ -12,19 +12,19 @@ from __future__ import annotations
 import io
 import os
 import re
+import tempfile
 import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from hiveai.durable import replace_atomically
 from hiveai.records.gamestring import parse_game_strings, parse_move_list
 from hiveai.records.pgn import parse_pgn, to_hivegame, to_pgn
 from hiveai.records.record import GameRecord, GameRecordError
 from hiveai.records.sgf import parse_sgf, to_sgf
 
 __all__ = ["FORMATS", "Read", "read_all", "read_game", "read_games", "read_text", "record_files", "render",
-           "write_game"]
+           "write_game", "write_whole"]
 
 
 @dataclass(frozen=True)
@@ -191,6 +191,25 @@ def read_game(source: str | os.PathLike) -> GameRecord:
     return games[0]
 
 
+def write_whole(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a temporary file beside it, then a rename.
+
+    No fsync (unlike :func:`hiveai.durable.replace_atomically`, which keeps the
+    tournament's own state): a record written here can be made again from its
+    source, and a batch of a thousand fsyncs would take longer than the
+    conversion itself.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def write_game(record: GameRecord, path: str | os.PathLike, to: str | None = None) -> None:
     """Write ``record`` to ``path`` whole or not at all (a temporary file, then a rename).
 
@@ -204,7 +223,7 @@ def write_game(record: GameRecord, path: str | os.PathLike, to: str | None = Non
         to = {".pgn": "pgn", ".sgf": "sgf"}.get(path.suffix.lower(), "gamestring")
     if to in ("pgn", "hivegame") and path.is_file():
         record = _keep_date(record, path)
-    replace_atomically(path, FORMATS[to].write(record), encoding="utf-8")
+    write_whole(path, FORMATS[to].write(record))
 
 
 def _keep_date(record: GameRecord, path: Path) -> GameRecord:
