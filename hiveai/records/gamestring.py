@@ -27,6 +27,9 @@ __all__ = ["parse_game_strings", "parse_move_list"]
 
 _NUMBERED = re.compile(r"^\d+\s*\.+\s*")
 # Letters of the expansion pieces, as MoveStrings name them (wM, bL, wP ...).
+# What a MoveString looks like (a piece, then a position or nothing; or a pass): a first line
+# that does not is no move list at all.
+_MOVE_SHAPE = re.compile(r"^(pass|[wb][a-z]\d?(\s+[-/\\]?[wb][a-z]\d?[-/\\]?)?)$", re.IGNORECASE)
 _EXPANSION_PIECE = re.compile(r"\b[wb]([MLP])", re.IGNORECASE)
 
 
@@ -60,6 +63,11 @@ def parse_move_list(text: str, name: str) -> list[GameRecord | GameRecordError]:
         if line and not line.startswith("#"):
             moves.append(" ".join(_NUMBERED.sub("", line).split()))
             lines.append(no)
+    if not moves:
+        return [GameRecordError(f"{name}: no game in the file")]
+    if not _MOVE_SHAPE.match(moves[0]):
+        return [GameRecordError(f"{name}:{lines[0]}: Malformed GameString or MoveString {moves[0]!r} "
+                                "(nor is the file PGN or SGF)")]
     letters = {m.upper() for m in _EXPANSION_PIECE.findall(" ".join(moves))}
     game_type = "Base" + ("+" + "".join(x for x in "MLP" if x in letters) if letters else "")
     try:
