@@ -25,6 +25,13 @@ SGFS = sorted((DATA / "boardspace").glob("*.sgf"))
 HIVEGAME = DATA / "hivegame"
 
 
+SGF_HEAD = 'GM[27]VV[1]\nSU[hive]\nP0[id "ann"]\nP1[id "bob"]\n; P0[0 Start P0]\n'
+
+
+def sgf(body: str, head: str = SGF_HEAD) -> str:
+    return "(;\n" + head + body + ")\n"
+
+
 def cells(record: GameRecord) -> list[int]:
     """The game as move ints (piece and destination cell), ply by ply: equal for the same game
     however two writers name the reference piece."""
@@ -76,6 +83,15 @@ def test_boardspace_dialects(name, game_type, outcome):
         assert board.state == outcome.result  # a surrounded queen ends the game in hiveai too
 
 
+def test_commands_that_end_the_game_or_take_a_pick_back():
+    moves = ("; P0[1 move W wS1 N 13 .]\n; P0[2 done]\n; P1[3 pick B 1 bA1]\n; P1[4 dropb bA1 rack 1]\n"
+             "; P1[5 move B bS1 O 13 wS1-]\n; P1[6 done]\n; P0[7 edit]\n")
+    won = read_game(sgf(moves + "; P0[8 WinOnTime]\n; P0[9 done]\n"))
+    assert won.moves == ["wS1", "bS1 wS1-"] and won.outcome == Outcome(WHITE, Termination.TIME_FORFEIT)
+    assert render([won], "sgf").count("RE[Game won by ann]") == 1  # nothing else in the file says so
+    assert read_game(render([won], "sgf")).outcome == Outcome(WHITE, Termination.UNKNOWN)
+
+
 def test_passes_left_out_of_an_old_archive_are_put_back():
     text = sgf_text("HV-Dumbot-guest-2018-10-31-1402.sgf")
     full = read_game(text)
@@ -89,6 +105,15 @@ def test_passes_left_out_of_an_old_archive_are_put_back():
 def test_a_file_holding_its_game_twice_is_one_game():
     path = DATA / "boardspace" / "HV-aaronheit-jdokakill-2019-06-22-1750.sgf"
     assert path.read_text().count("(;") == 2 and len(read_games(path)) == 1
+
+
+def test_a_first_player_with_the_black_pieces_is_white():
+    text = sgf_text("HV-Abbo69-WeakBot-2018-10-28-2007.sgf")
+    swapped = re.sub(r"\b([wb])(?=[QSBGAMLP]\d?\b)", lambda m: "bw"["wb".index(m.group(1))], text)
+    swapped = re.sub(r"(pick|move) ([WB]) ", lambda m: f"{m.group(1)} {'BW'['WB'.index(m.group(2))]} ", swapped)
+    assert "pick B 4 bS1" in swapped
+    record = read_game(swapped)
+    assert cells(record) == cells(read_game(text)) and record.white == "Abbo69"
 
 
 def test_colourless_pieces_and_single_piece_numbers():
@@ -211,13 +236,6 @@ def test_a_bare_list_of_movestrings():
 # --- refusals -----------------------------------------------------------------------------------
 
 
-SGF_HEAD = 'GM[27]VV[1]\nSU[hive]\nP0[id "ann"]\nP1[id "bob"]\n; P0[0 Start P0]\n'
-
-
-def sgf(body: str, head: str = SGF_HEAD) -> str:
-    return "(;\n" + head + body + ")\n"
-
-
 @pytest.mark.parametrize("text, message", [
     # The issue's own example: a placement touching an enemy piece, named with line, move and rule.
     (sgf("; P0[1 pick W 4 wS1]\n; P0[2 dropb wS1 N 13 .]\n; P0[3 done]\n"
@@ -243,6 +261,9 @@ def sgf(body: str, head: str = SGF_HEAD) -> str:
     ("no game here", "x.sgf:1: Malformed GameString or MoveString 'no game here' (nor is the file PGN or SGF)"),
     ("wS1\nbQ wS9-\n", "x.sgf:2: move 2 ('bQ wS9-'): Unable to parse move"),
     ("", "x.sgf: no game in the file"),
+    (sgf("; P0[1 pickb N 13]\n"), "x.sgf:7: 'pickb N 13' (P0): 'pickb' takes 3 arguments"),
+    (sgf("; P0[1 move W wM1 N 13 .]\n; P0[2 done]\n"), "x.sgf:7: move 1 (P0 'move W wM1 N 13 .'): wM is not in a "
+                                                         "Base game."),
     ('[GameType "Base"]\n[Result "Unkown"]\n[Date "31-Feb-2024_00:00:00"]\n\n1. wQ\n',
      "x.sgf:5: move 1 ('wQ'): You can't play your Queen Bee on your first turn."),
     ('[GameType "Base"]\n[Result "2-0"]\n', 'x.sgf:2: unknown result "2-0"'),

@@ -14,8 +14,10 @@ reserve), ``pickb N 14 wA1`` (from the board) and ``dropb wA1 J 10 /bQ``;
 colour is the piece's) and ``movedone`` (a move and its ``done``);
 ``pmove`` / ``pdropb`` (a piece thrown by a pillbug); ``done`` (ends the
 turn: only the last drop before it counts, and a turn with none is a pass);
-``pass``; ``resign``; ``offerdraw`` / ``declinedraw`` / ``acceptdraw``;
-``reset`` (the turn's drops taken back).
+``pass``; ``resign``; ``WinOnTime`` (the other side's time ran out);
+``offerdraw`` / ``declinedraw`` / ``acceptdraw``; ``reset`` and a drop back
+into the ``rack`` (the turn's pick taken back); ``edit``, ``playwhite``,
+``playblack``, ``time`` and ``ranking`` change nothing here.
 
 Dialects handled: lower-case or capitalised commands; pieces without a
 colour in old archives (``dropb b1 N 12 wG1\\``: the colour comes from the
@@ -23,7 +25,9 @@ reserve picked from, or the piece on the cell); forced passes written,
 implied by an empty turn, or left out altogether; the variant spelled
 ``hive``, ``Hive-PLM``, ``hive-plm 2 0 101`` ...; ``RE`` in the player's
 language (the winner is the player whose name it holds); backslashes
-escaped (``\\wQ`` is ``\wQ``).
+escaped (``\\wQ`` is ``\wQ``); ``pick wr 2`` (a reserve and a slot, no piece) in
+the oldest. UHP's White moves first: when boardspace's first player has the
+black pieces, the colours are swapped and that player is White.
 
 The cell decides where a piece goes (the reference is only checked when the
 cell does not give a legal move, as it would if a board were re-centred).
@@ -69,6 +73,9 @@ _REF_RE = re.compile(r"^([-/\\]?)([A-Za-z]+\d?)([-/\\]?)$")
 _DATE_FORMATS = ("%d %B %Y", "%B %d, %Y", "%a %b %d %H:%M:%S %Y", "%d. %B %Y")
 _GN_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})-\d{4}$")
 _SINGLES = {"q", "m", "l", "p"}
+# Commands and the fewest arguments each takes; commands that change nothing here.
+_ARITY = {"pick": 1, "pickb": 3, "dropb": 3, "pdropb": 3, "move": 4, "pmove": 4, "movedone": 4, "pmovedone": 4}
+_IGNORED = {"time", "ranking", "edit", "playwhite", "playblack"}
 # Endings an SGF states without RE: by a command, or on the board.
 _STATED = {Termination.RESIGNATION, Termination.AGREED_DRAW, Termination.QUEEN_SURROUNDED,
            Termination.BOTH_SURROUNDED}
@@ -126,8 +133,8 @@ class _Game:
         self.stacks: dict[int, list[int]] = {}  # hiveai cell -> pieces, bottom first
         self.pending: _Drop | None = None
         self.picked: tuple[int, int | None] | None = None  # (player, colour) of the last pick
-        self.resigned: int | None = None
-        self.agreed_draw = False
+        # (winner: the player, None for a draw; Termination word) when a command ended the game.
+        self.ended: tuple[int | None, str] | None = None
         self.talked = False  # the last command spoke to the other player instead of moving
         self.lines: list[int] = []
 
@@ -172,21 +179,27 @@ class _Game:
             return
         cmd, args = words[0].lower(), words[1:]
         written = " ".join(words)
+        arity = _ARITY.get(cmd)
+        if arity is not None and len(args) < arity:
+            raise GameRecordError(f"{self.name}:{line}: {written!r} (P{player}): '{words[0]}' takes {arity} "
+                                  "arguments")
         if cmd == "id":
             self.ids[player] = value.split(None, 1)[1].strip().strip('"') if len(value.split()) > 1 else ""
-        elif cmd in ("time", "ranking"):
+        elif cmd in _IGNORED:
             pass
         elif cmd == "start":
             self.first = 1 if args and args[0].upper() == "P1" else 0
-        elif cmd == "pick" and len(args) >= 3:
-            self.picked = (player, self.colour_letter(args[0]))
-        elif cmd == "pickb" and len(args) >= 3:
+        elif "rack" in (a.lower() for a in args):  # a piece put back in the reserve: no move
+            self.pending = self.picked = None
+        elif cmd == "pick":  # pick W 4 wS1, or in old archives pick wr 2
+            self.picked = (player, self.colour_letter(args[0][0]))
+        elif cmd == "pickb":
             self.picked = (player, self.colour_on(args[0], args[1]))
-        elif cmd in ("dropb", "pdropb") and len(args) >= 3:
+        elif cmd in ("dropb", "pdropb"):
             colour = self.picked[1] if self.picked and self.picked[0] == player else None
             self.pending = _Drop(player, args[0], colour, self.cell_of(args[1], args[2], line, written),
                                  args[3] if len(args) > 3 else ".", line, written)
-        elif cmd in ("move", "pmove", "movedone", "pmovedone") and len(args) >= 4:
+        elif cmd in ("move", "pmove", "movedone", "pmovedone"):
             self.pending = _Drop(player, args[1], self.colour_letter(args[0]),
                                  self.cell_of(args[2], args[3], line, written),
                                  args[4] if len(args) > 4 else ".", line, written)
@@ -201,12 +214,14 @@ class _Game:
                 self.done(player, line, written)
         elif cmd == "reset":
             self.pending = self.picked = None
-        elif cmd in ("offerdraw", "declinedraw", "acceptdraw", "resign"):
+        elif cmd in ("offerdraw", "declinedraw", "acceptdraw", "resign", "winontime"):
             self.talked = True
             if cmd == "resign":
-                self.resigned = player
+                self.ended = (1 - player, "resignation")
+            elif cmd == "winontime":
+                self.ended = (player, "time forfeit")
             elif cmd == "acceptdraw":
-                self.agreed_draw = True
+                self.ended = (None, "agreed draw")
         else:
             raise GameRecordError(f"{self.name}:{line}: unknown boardspace command {written!r} (P{player})")
 
@@ -275,7 +290,8 @@ class _Game:
             self.push(drop, PASS)
             return
         if board.ply == 0:
-            self.swap = int(_COLOURED_RE.match(drop.token) is not None and drop.token[0].lower() == "b")
+            coloured = _COLOURED_RE.match(drop.token)
+            self.swap = int(coloured.group(1).lower() == "b" if coloured else drop.colour == 1)
             piece = self.piece(drop, colour=0)
             try:
                 move = board.play(piece_names(board.game_type)[piece])
@@ -341,12 +357,10 @@ class _Game:
         for key, tag in (("DT", "SgfDate"), ("GN", "SgfGameName"), ("RE", "SgfResult")):
             if self.props.get(key, "").strip():
                 tags[tag] = self.props[key].strip()
-        if self.resigned is not None:
-            result = ("BlackWins", "WhiteWins")[self.resigned ^ self.first]
-            tags["Termination"] = "resignation"
-        elif self.agreed_draw:
-            result = "Draw"
-            tags["Termination"] = "agreed draw"
+        if self.ended is not None:
+            winner, how = self.ended
+            result = "Draw" if winner is None else ("WhiteWins", "BlackWins")[winner ^ self.first]
+            tags["Termination"] = how
         else:
             result = _winner(raw_result, white, black) or board.state
         record = GameRecord(board.game_type_string, board.move_history, result, tags, lines=self.lines,
