@@ -331,8 +331,11 @@ def convert(inputs: tuple[str, ...], to: str, out: str | None) -> None:
 
     if out is not None and not out.endswith(("/", os.sep)) and not os.path.isdir(out):
         _output_path(out, "--out")
-    report = convert_records(inputs, to, out, emit=lambda text: click.echo(text, nl=False),
-                             refused=lambda message: click.echo(f"refused: {message}", err=True))
+    try:
+        report = convert_records(inputs, to, out, emit=lambda text: click.echo(text, nl=False),
+                                 refused=lambda message: click.echo(f"refused: {message}", err=True))
+    except OSError as e:
+        raise click.ClickException(f"--out: cannot write {e.filename or out}: {e.strerror or e}") from None
     click.echo(report.summary(), err=True)
     if report.refused:
         sys.exit(1)

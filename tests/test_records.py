@@ -334,6 +334,9 @@ def test_convert_command(tmp_path):
     assert res.exit_code == 0 and sorted(p.name for p in out.iterdir()) == sorted(
         p.name for p in HIVEGAME.glob("*.pgn"))
     assert "4 games read, 4 written as Mzinga PGN to 4 files, 0 refused" in res.stderr
+    # A folder that does not exist yet is made.
+    res = runner.invoke(main, ["convert", str(one), "--to", "sgf", "-o", str(tmp_path / "new" / "dir") + "/"])
+    assert res.exit_code == 0 and (tmp_path / "new" / "dir" / (one.stem + ".sgf")).is_file()
     # A refused game: the others are written, whole, and the exit status says so.
     bad = tmp_path / "bad.txt"
     bad.write_text("Base;InProgress;White[1];wQ\n")

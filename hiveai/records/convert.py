@@ -90,6 +90,7 @@ def convert(inputs: Iterable[str | os.PathLike], to: str = "pgn", out: str | os.
         else:
             texts.append((item.source, text))
     if out is not None and folder:
+        Path(out).mkdir(parents=True, exist_ok=True)
         for name, (_, text) in zip(_names([_stem(s) for s, _ in texts], fmt.suffix), texts):
             path = Path(out) / name
             write_whole(path, text)
