@@ -257,7 +257,8 @@ def test_a_bare_list_of_movestrings():
      "x.sgf:9: move 2 (P0 'move W wS2 M 13 -wS1'): P0 moves out of turn"),
     (sgf("; P0[1 move W wS1 N 13 .]\n; P0[2 done]\n; P1[3 move B bS1 O 13 wS1-]\n; P1[4 done]\n"
          "; P0[5 move W wS1 M 13 -wS1]\n; P0[6 done]\n"),
-     "x.sgf:11: move 3 (P0 'move W wS1 M 13 -wS1'): You can't move a piece in play until you've played your Queen Bee."),
+     "x.sgf:11: move 3 (P0 'move W wS1 M 13 -wS1'): You can't move a piece in play until you've played your "
+     "Queen Bee."),
     ("no game here", "x.sgf:1: Malformed GameString or MoveString 'no game here' (nor is the file PGN or SGF)"),
     ("wS1\nbQ wS9-\n", "x.sgf:2: move 2 ('bQ wS9-'): Unable to parse move"),
     ("", "x.sgf: no game in the file"),

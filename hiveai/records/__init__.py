@@ -39,7 +39,17 @@ Public API:
 2. bS1 wS1-
 """
 
-from hiveai.records.files import FORMATS, Read, read_all, read_game, read_games, read_text, record_files, render, write_game
+from hiveai.records.files import (
+    FORMATS,
+    Read,
+    read_all,
+    read_game,
+    read_games,
+    read_text,
+    record_files,
+    render,
+    write_game,
+)
 from hiveai.records.record import FINISHED, STANDARD_TAGS, GameRecord, GameRecordError, parse_termination
 
 __all__ = ["FINISHED", "FORMATS", "STANDARD_TAGS", "GameRecord", "GameRecordError", "Read", "parse_termination",

@@ -60,8 +60,8 @@ def _stem(source: str) -> str:
 
 
 def convert(inputs: Iterable[str | os.PathLike], to: str = "pgn", out: str | os.PathLike | None = None,
-            emit: Callable[[str], None] = lambda text: print(text, end=""), refused: Callable[[str], None] = lambda message: None
-            ) -> ConvertReport:
+            emit: Callable[[str], None] = lambda text: print(text, end=""),
+            refused: Callable[[str], None] = lambda message: None) -> ConvertReport:
     """Convert every game in ``inputs`` to format ``to`` (a key of :data:`FORMATS`).
 
     ``out`` is None (text to ``emit``), a folder or a file (see the module
