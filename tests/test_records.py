@@ -350,3 +350,20 @@ def test_convert_command(tmp_path):
     res = runner.invoke(main, ["convert", str(bad), "-o", str(tmp_path / "none.pgn")])
     assert res.exit_code == 1 and not (tmp_path / "none.pgn").exists()
 
+
+
+def test_commands_that_take_a_game_take_any_format(tmp_path):
+    from click.testing import CliRunner
+
+    from hiveai.cli import main
+    from hiveai.tournament.schedule import file_openings
+
+    sgf_game = DATA / "boardspace" / "T!HV-dube-Quodlibet-2021-12-11-1632.sgf"
+    archive = tmp_path / "openings.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(sgf_game, "a.sgf")
+        z.write(HIVEGAME / "28-Oct-2018_Abbo69_vs_WeakBot.pgn", "b.pgn")
+    openings = file_openings(archive, "Base+MLP", 3)
+    assert [Board.parse(o).ply for o in openings] == [25, 31, 25]
+    res = CliRunner().invoke(main, ["analyse", "--depth", "1", "--game", str(sgf_game)])
+    assert res.exit_code == 0 and "final position: BlackWins" in res.stdout
