@@ -334,6 +334,9 @@ def convert(inputs: tuple[str, ...], to: str, out: str | None) -> None:
     try:
         report = convert_records(inputs, to, out, emit=lambda text: click.echo(text, nl=False),
                                  refused=lambda message: click.echo(f"refused: {message}", err=True))
+    except BrokenPipeError:  # stdout closed early (| head): stop quietly, as other tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     except OSError as e:
         raise click.ClickException(f"--out: cannot write {e.filename or out}: {e.strerror or e}") from None
     click.echo(report.summary(), err=True)

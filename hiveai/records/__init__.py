@@ -27,16 +27,8 @@ Public API:
 >>> r = read_game("Base;InProgress;White[2];wS1;bS1 wS1-")
 >>> r.moves, r.result
 (['wS1', 'bS1 wS1-'], 'InProgress')
->>> print(render([r], "hivegame"), end="")
-[GameType "Base"]
-[Date ""]
-[Site "hivegame.com"]
-[White ""]
-[Black ""]
-[Result "InProgress"]
-<BLANKLINE>
-1. wS1 
-2. bS1 wS1-
+>>> render([r], "hivegame").splitlines()[2:]
+['[Site "hivegame.com"]', '[White ""]', '[Black ""]', '[Result "InProgress"]', '', '1. wS1 ', '2. bS1 wS1-']
 """
 
 from hiveai.records.files import (

@@ -432,7 +432,8 @@ def to_sgf(record: GameRecord) -> str:
         result = {"WhiteWins": f"Game won by {record.white or 'White'}",
                   "BlackWins": f"Game won by {record.black or 'Black'}"}.get(record.result, "The game is a draw")
     head = ["(;", f"GM[{HIVE_GM}]VV[1]", f"SU[{variant}]"]
-    for key, value in (("DT", record.tags.get("SgfDate") or record.date), ("GN", record.tags.get("SgfGameName")),
+    for key, value in (("DT", record.tags.get("SgfDate") or _sgf_date(record.date)),
+                       ("GN", record.tags.get("SgfGameName")),
                        ("EV", record.event), ("RO", record.tags.get("Round")),
                        ("PC", record.site if record.site != SITE else ""), ("RE", result)):
         if value:
@@ -472,6 +473,14 @@ def to_sgf(record: GameRecord) -> str:
         tail += [f"; P{offers}[{n} OfferDraw]", f"; P{offers}[{n + 1} Done]",
                  f"; P{1 - offers}[{n + 2} AcceptDraw]", f"; P{1 - offers}[{n + 3} Done]"]
     return "\n".join(head + nodes + tail + [")"]) + "\n"
+
+
+def _sgf_date(date: str) -> str:
+    """boardspace's ``DT`` (``28 October 2018``) of a PGN date, "" if it is not one."""
+    try:
+        return datetime.datetime.strptime(date, "%Y.%m.%d").strftime("%d %B %Y").lstrip("0")
+    except ValueError:
+        return ""
 
 
 def _sgf_escape(text: str) -> str:
