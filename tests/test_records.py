@@ -195,11 +195,12 @@ def test_pgn_to_gamestring_to_pgn():
 
 def test_every_format_round_trips_a_resignation():
     board = Board.parse("Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-")
-    record = GameRecord.from_board(board, "BlackWins", tags={"White": "ann", "Black": "bob",
+    record = GameRecord.from_board(board, "BlackWins", tags={"White": "ann", "Black": "bob", "Date": "2024.03.05",
                                                               "Termination": "resignation"})
     for to in ("pgn", "hivegame", "sgf"):
         back = read_game(render([record], to))
-        assert (back.moves, back.result, back.white, back.black) == (record.moves, "BlackWins", "ann", "bob")
+        assert (back.moves, back.result, back.white, back.black, back.date) == (
+            record.moves, "BlackWins", "ann", "bob", "2024.03.05")
         if to != "hivegame":  # the site's file has no place for how the game ended
             assert back.outcome == Outcome(BLACK, Termination.RESIGNATION)
 
