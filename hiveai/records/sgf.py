@@ -95,7 +95,7 @@ class _Drop:
 
 
 def _unescape(value: str) -> str:
-    return _UNESCAPE_RE.sub(r"\1", value)
+    return _UNESCAPE_RE.sub(r"\1", value) if "\\" in value else value
 
 
 def _game_type(variant: str) -> str:
