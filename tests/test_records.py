@@ -193,6 +193,13 @@ def test_pgn_to_gamestring_to_pgn():
     assert (back.game_type, back.moves, back.result) == (record.game_type, record.moves, record.result)
 
 
+def test_passes_in_every_format():
+    record = read_game(DATA / "boardspace" / "HV-Dumbot-guest-2018-10-31-1402.pgn")
+    assert "pass" in record.moves
+    for to in ("pgn", "hivegame", "gamestring", "sgf"):
+        assert cells(read_game(render([record], to))) == cells(record), to
+
+
 def test_every_format_round_trips_a_resignation():
     board = Board.parse("Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-")
     record = GameRecord.from_board(board, "BlackWins", tags={"White": "ann", "Black": "bob", "Date": "2024.03.05",
