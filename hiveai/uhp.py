@@ -460,9 +460,10 @@ class UhpServer:
             result = self._take_over_pondering(board, limits)
             if result is None:
                 searcher = self._get_searcher()  # imports numba; the banner is long gone
+                from hiveai.level import play_level  # the level layer above the searcher
                 report = self._report if self.options["ReportIntermediateBestMoves"] else None
-                result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng,
-                                         nodes=self._node_budget)
+                result = play_level(searcher, board, limits, on_iteration=report, level=level, rng=self._rng,
+                                    nodes=self._node_budget)
         finally:
             with self._eof_lock:
                 self.searching = self.searching_infinite = False
