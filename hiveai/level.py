@@ -170,16 +170,7 @@ def play_level(searcher: Searcher, board: Board, limits: Limits, level: int = MA
         result = first
         budget = settings.nodes if nodes is None else min(settings.nodes, nodes - first.nodes)
         if settings.nodes > 1 and budget > 0 and not limits.out_of_time():
-            report = None
-            if on_iteration is not None:
-                offset = time.monotonic() - start
-
-                def report(info: SearchInfo) -> None:
-                    seconds = info.seconds + offset
-                    total = info.nodes + first.nodes
-                    on_iteration(dataclasses.replace(info, nodes=total, seconds=seconds,
-                                                     nps=total / seconds if seconds > 0 else 0.0))
-
+            report = None if on_iteration is None else _after(on_iteration, first.nodes, time.monotonic() - start)
             deeper = searcher.search(board, limits, ranked, report, nodes=budget, threads=1)
             total = first.nodes + deeper.nodes
             # A deeper answer, unless its lines are fewer (an iteration cut short before any).
@@ -202,6 +193,19 @@ def play_level(searcher: Searcher, board: Board, limits: Limits, level: int = MA
     _think_naturally(limits, start)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _after(on_iteration: Callable[[SearchInfo], None], nodes: int,
+           seconds: float) -> Callable[[SearchInfo], None]:
+    """``on_iteration`` for a search that starts ``nodes`` nodes and ``seconds``
+    seconds into the move: its reports counted from the start of the move."""
+
+    def report(info: SearchInfo) -> None:
+        total, elapsed = info.nodes + nodes, info.seconds + seconds
+        on_iteration(dataclasses.replace(info, nodes=total, seconds=elapsed,
+                                         nps=total / elapsed if elapsed > 0 else 0.0))
+
+    return report
 
 
 def _think_naturally(limits, start: float) -> None:

@@ -48,26 +48,15 @@ from hiveai.notation import move_to_string
 from hiveai.position import HASH, MOVE_PIECE_SHIFT, PASS, POS, do_move, undo_move
 from hiveai.results import Line, SearchInfo, SearchResult
 from hiveai.scratch import (
-    CTL_EXTEND,
-    CTL_GENERATION,
-    CTL_ITER_DEPTH,
-    CTL_NODE_LIMIT,
-    CTL_NODES,
-    CTL_ROOT_MOVE,
-    CTL_ROOT_SCORE,
-    CTL_ROOT_VALID,
-    CTL_SHARED,
-    CTL_STOP,
-    CTL_TT_HITS,
-    CTL_TT_PROBES,
-    MAX_PLY,
-    Scratch,
+    CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_MOVE, CTL_ROOT_SCORE,
+    CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES, MAX_PLY, Scratch,
 )
 from hiveai.score import WIN, format_score, is_win_score  # noqa: F401 - format_score: the results API
 from hiveai.switches import search_switches
 from hiveai.threads import Helper
 from hiveai.timeman import Limits, StopFlag, depth_limits, time_limits
-from hiveai.tt import DEFAULT_TT_MB, entry_move, new_table, tt_probe
+from hiveai.tt import entry_move, new_table, tt_probe
+from hiveai.ttsize import DEFAULT_TT_MB
 
 # Depth used by search() when neither depth nor time is given.
 DEFAULT_DEPTH = 4

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_search_tactics import POSITIONS, safe_and_losing, winning_moves
+from tactics import POSITIONS, safe_and_losing, winning_moves
 
 from hiveai.board import Board
 from hiveai.level import BLOCK_FROM_LEVEL, LEVELS, THINK_SHARE, allows_win, play_level

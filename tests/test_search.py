@@ -1,8 +1,10 @@
-"""The alpha-beta search (hiveai.search) and its table (hiveai.tt), in-process:
-API results, exact depths, multipv, mate-score bookkeeping, stopping, the
-repetition history, and loading every kernel from numba's on-disk cache in a
-fresh process. Tactics (wins, defences, pillbug throws) are in
-test_search_tactics.py."""
+"""The alpha-beta search (the driver hiveai.search, the kernel hiveai.negamax,
+the busy table hiveai.abdada, the switches hiveai.switches) and its table
+(hiveai.tt), in-process: API results, exact depths, multipv, mate-score
+bookkeeping, stopping, the repetition history, and loading every kernel from
+numba's on-disk cache in a fresh process. Tactics (wins, defences, pillbug
+throws) are in test_search_tactics.py, threads in test_threads.py, levels in
+test_level.py."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import test_search_tactics as T  # noqa: E402  (the predicates the tests use)
+import tactics as T  # noqa: E402  (the predicates the tests use)
 
 from hiveai.board import Board  # noqa: E402
 from hiveai.hex_grid import CELL_MASK  # noqa: E402
