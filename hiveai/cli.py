@@ -15,6 +15,7 @@ import time
 import click
 
 from hiveai import __version__
+from hiveai.options import CPUS
 from hiveai.text import plural
 from hiveai.tournament.limits import (
     DEFAULT_RANDOM_PLIES,
@@ -178,7 +179,7 @@ def perft(depth: int, as_json: bool, game: str) -> None:
 @click.option("--tt-mb", default=None, type=click.IntRange(1, 4096),
               help="Transposition table per search, in MB [default: hiveai.bench.BENCH_TT_MB]. "
                    "The signature depends on it.")
-@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, os.cpu_count() or 1),
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, CPUS),
               help="Search threads per position (Lazy SMP; more than one: node counts vary).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object with every figure, for scripts.")
 def bench(depth_offset: int, tt_mb: int | None, threads: int, as_json: bool) -> None:
@@ -216,7 +217,7 @@ def bench(depth_offset: int, tt_mb: int | None, threads: int, as_json: bool) -> 
               help="Report the K best moves, each with its score and PV.")
 @click.option("--game", "game_file", type=click.Path(exists=True, dir_okay=False),
               help="Review every move of a game record (PGN or GameString file).")
-@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, os.cpu_count() or 1),
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, CPUS),
               help="Search threads (Lazy SMP; one thread gives reproducible results).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of text.")
 @click.option("--color/--no-color", default=None, help="ANSI colour in the picture [default: if stdout is a terminal].")
