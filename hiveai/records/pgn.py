@@ -25,7 +25,7 @@ import datetime
 import re
 
 from hiveai.notation import FINISHED, STATES, parse_state
-from hiveai.records.record import STANDARD_TAGS, GameRecord, GameRecordError
+from hiveai.records.record import GameRecord, GameRecordError, pgn_tag, to_pgn
 
 __all__ = ["parse_pgn", "to_hivegame", "to_pgn"]
 
@@ -159,33 +159,6 @@ def _parse_one(numbered: list[tuple[int, str]], name: str) -> GameRecord:
 # --- writing ------------------------------------------------------------------
 
 
-def _tag(name: str, value: str) -> str:
-    # Mzinga's reader drops every '"' in a value, so one cannot be written.
-    return f'[{name} "{value.strip().replace(chr(34), chr(39))}"]'
-
-
-def _comment(text: str | None) -> list[str]:
-    text = (text or "").strip()
-    return ["{" + text.replace("}", ")") + "}"] if text else []
-
-
-def to_pgn(record: GameRecord) -> str:
-    """The record as Mzinga-dialect PGN text (ASCII, ``\\n`` line ends)."""
-    out = [_tag("GameType", record.game_type)]
-    out += [_tag(t, record.tags[t]) for t in STANDARD_TAGS]
-    out.append(_tag("Result", record.result))
-    out += [_tag(k, v) for k, v in record.tags.items() if k not in STANDARD_TAGS]
-    if record.moves or record.comments.get(0):
-        out.append("")
-        out += _comment(record.comments.get(0))
-        for i, move in enumerate(record.moves, 1):
-            out.append(f"{i}. {move}")
-            out += _comment(record.comments.get(i))
-    if record.result in FINISHED:
-        out += ["", record.result]
-    return "\n".join(out) + "\n"
-
-
 def to_hivegame(record: GameRecord) -> str:
     """The record as hivegame.com's download writes it.
 
@@ -200,8 +173,8 @@ def to_hivegame(record: GameRecord) -> str:
         year, month, day = (int(g) for g in m.groups())
         if 1 <= month <= 12:
             date = f"{day:02d}-{_MONTHS[month - 1]}-{year}_{record.tags.get('Time') or '00:00:00'}"
-    out = [_tag("GameType", record.game_type), _tag("Date", date), _tag("Site", HIVEGAME_SITE),
-           _tag("White", record.white), _tag("Black", record.black), _tag("Result", record.result), ""]
+    out = [pgn_tag("GameType", record.game_type), pgn_tag("Date", date), pgn_tag("Site", HIVEGAME_SITE),
+           pgn_tag("White", record.white), pgn_tag("Black", record.black), pgn_tag("Result", record.result), ""]
     for i, move in enumerate(record.moves, 1):
         piece, _, where = move.partition(" ")
         out.append(f"{i}. {piece} {where}")

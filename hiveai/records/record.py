@@ -165,7 +165,35 @@ class GameRecord:
         return ";".join([self.game_type, self.result, turn_string(len(self.moves)), *self.moves])
 
     def to_pgn(self) -> str:
-        """The record as Mzinga-dialect PGN text (see :mod:`hiveai.records.pgn`)."""
-        from hiveai.records.pgn import to_pgn
-
+        """The record as Mzinga-dialect PGN text (see :func:`to_pgn`)."""
         return to_pgn(self)
+
+
+# Mzinga's PGN is the record's own text form (its tags are the record's), so its
+# writer lives here; hiveai.records.pgn reads it and writes hivegame.com's.
+def pgn_tag(name: str, value: str) -> str:
+    """A PGN tag pair ``[Name "Value"]``."""
+    # Mzinga's reader drops every '"' in a value, so one cannot be written.
+    return f'[{name} "{value.strip().replace(chr(34), chr(39))}"]'
+
+
+def _comment(text: str | None) -> list[str]:
+    text = (text or "").strip()
+    return ["{" + text.replace("}", ")") + "}"] if text else []
+
+
+def to_pgn(record: GameRecord) -> str:
+    """The record as Mzinga-dialect PGN text (ASCII, ``\\n`` line ends)."""
+    out = [pgn_tag("GameType", record.game_type)]
+    out += [pgn_tag(t, record.tags[t]) for t in STANDARD_TAGS]
+    out.append(pgn_tag("Result", record.result))
+    out += [pgn_tag(k, v) for k, v in record.tags.items() if k not in STANDARD_TAGS]
+    if record.moves or record.comments.get(0):
+        out.append("")
+        out += _comment(record.comments.get(0))
+        for i, move in enumerate(record.moves, 1):
+            out.append(f"{i}. {move}")
+            out += _comment(record.comments.get(i))
+    if record.result in FINISHED:
+        out += ["", record.result]
+    return "\n".join(out) + "\n"
