@@ -30,23 +30,15 @@ from hiveai.gamerecord import read_game
 from hiveai.position import TOP
 from hiveai.render import hive_coordinates
 from hiveai.tournament import referee
+from hiveai.timeman import format_timespan
+from hiveai.tournament.layout import CONFIG_FILE, GAMES_FILE, REPORT_FILE, STANDINGS_FILE, pgn_path, replay_path
 from hiveai.tournament.preflight import check_engine
-from hiveai.tournament.report import REPORT_FILE, replay_path
-from hiveai.tournament.runner import (
-    GAMES_FILE,
-    STANDINGS_FILE,
-    TournamentError,
-    _warnings,
-    load_records,
-    pgn_path,
-    run,
-)
+from hiveai.tournament.runner import TournamentError, _warnings, load_records, run
 from hiveai.tournament.schedule import (
     EngineSpec,
     ScheduledGame,
     build_config,
     configure_engines,
-    format_timespan,
     make_schedule,
     pairings,
     parse_engine,
@@ -363,9 +355,9 @@ def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
         # this thread's pool, as between the games of a tournament; then only the mute one must start
         # within a short set-up time (it writes its pid before anything else).
         referee.play_game(game_task(ok, ok2, referee.Rules(max_plies=2)))
-        hung = referee.play_game(game_task(ok, mute, referee.Rules(max_plies=2, setup_timeout=2.0)))
+        hung = referee.play_game(game_task(ok, mute, referee.Rules(max_plies=2, banner_timeout=2.0)))
         assert (hung["forfeit"], hung["reason"], hung["winner"]) == ("mute", referee.HANG, "ok")
-        assert hung["detail"] == "no 'ok' within 2.0 s of 'start-up'"
+        assert hung["detail"] == "no start-up banner (its 'id' line and 'ok') within 2.0 s"
         rejected = referee.play_game(game_task(picky, ok2, referee.Rules(max_plies=2)))
         assert (rejected["forfeit"], rejected["reason"], rejected["winner"]) == ("picky", referee.ENGINE_ERROR, "ok2")
         assert rejected["detail"] == "option Style=sharp rejected: err Unknown option Style"
@@ -376,15 +368,79 @@ def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
     assert wait_gone(pids) == []
 
 
-def test_a_tournament_with_an_engine_that_hangs_at_start_up_leaves_no_process(tmp_path, monkeypatch):
+def test_a_tournament_with_a_mute_engine_stops_at_the_banner_timeout_and_leaves_no_process(tmp_path):
+    """The check before the games awaits a banner for the banner timeout only (the long wait
+    for a cold numba cache is for newgame and the first bestmove): the message names the
+    engine and the answer it did not give, with a remedy, and no engine process is left."""
+    pids = tmp_path / "pids"
+    mute = fake("--hang-at-start", "--pid-file", str(pids))
+    cfg = config(["a=" + fake("--pid-file", str(pids)), "mute=" + mute], hang_timeout=5.0)
+    out = tmp_path / "t"
+    with pytest.raises(TournamentError) as caught:
+        play(cfg, out, banner_timeout=1.0)
+    message = str(caught.value)
+    assert message.startswith(f"engine mute ({mute}) cannot play: hang: no start-up banner (its 'id' line and 'ok') "
+                              "within 1.0 s\nIs the command a UHP engine? One that is only slow to start needs more "
+                              "time: --banner-timeout SECONDS."), message
+    assert "engine a" not in message and message.endswith("No game was played.")
+    assert _nothing_written(out)
+    assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
+
+
+def test_the_tournament_command_takes_the_banner_timeout(tmp_path):
+    """The same through the command line (--banner-timeout), as the user meets it."""
+    pids = tmp_path / "pids"
+    result = subprocess.run(
+        [sys.executable, "-m", "hiveai", "tournament", "--engine", "a=" + fake("--pid-file", str(pids)),
+         "--engine", "mute=" + fake("--hang-at-start", "--pid-file", str(pids)), "--depth", "1", "--games", "2",
+         "--hang-timeout", "5", "--banner-timeout", "1", "--game-type", "Base", "--out", str(tmp_path / "t")],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode == 1
+    assert "Error: engine mute (" in result.stderr and "no start-up banner (its 'id' line and 'ok') within 1.0 s" \
+        in result.stderr and "No game was played." in result.stderr, result.stderr
+    assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
+
+
+def test_the_check_says_what_it_waits_for_when_a_first_move_is_slow(monkeypatch):
+    """newgame and the first bestmove of the check may take a cold compile's time: after
+    SLOW_NOTICE seconds the check says what it waits for (here after 0.1 s, for an engine
+    that thinks a second)."""
     from hiveai.tournament import preflight
 
-    monkeypatch.setattr(preflight, "PROBE_TIMEOUT", 2.0)  # the check's patience (900 s: cold numba caches)
+    monkeypatch.setattr(preflight, "SLOW_NOTICE", 0.1)
+    waits: list[str] = []
+    rejection, notes = check_engine(fake_spec("slow", "--slow", "1"), "Base", wait_note=waits.append)
+    assert rejection is None and notes == []
+    expected = (f"slow: waiting up to {preflight.COMPILE_TIMEOUT:.0f} s for its answer to 'bestmove depth 1' "
+                "(a first game may compile the engine: a cold numba cache takes minutes)")
+    # newgame too may be that slow: the fake engine loads numba after its banner, as hiveai does.
+    assert waits[-1] == expected and waits[:-1] in ([], [expected.replace("bestmove depth 1", "newgame Base")])
+
+
+def test_the_hang_timeout_applies_to_every_answer_in_a_game(tmp_path):
+    """An engine that never answers options, newgame or play loses as hung after the hang
+    timeout (play and pass: at most COMMAND_TIMEOUT), and its process is gone."""
     pids = tmp_path / "pids"
-    cfg = config(["a=" + fake("--pid-file", str(pids)), "b=" + fake("--hang-at-start", "--pid-file", str(pids))])
-    with pytest.raises(TournamentError, match=r"engine b \(.*\) cannot play: hang: no 'ok' within 2.0 s of 'start-up'"):
-        play(cfg, tmp_path / "t")
-    assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
+    ok = fake_spec("ok", "--pid-file", str(pids))
+    hangs = {"options": fake_spec("h0", "--hang-on", "options", "--pid-file", str(pids), options=(("Style", "x"),)),
+             "newgame": fake_spec("h1", "--hang-on", "newgame", "--pid-file", str(pids)),
+             "play": fake_spec("h2", "--hang-on", "play", "--pid-file", str(pids))}
+    rules = referee.Rules(max_plies=20, hang_timeout=1.0)
+    assert rules.command_timeout == 1.0 and referee.Rules(hang_timeout=60).command_timeout == referee.COMMAND_TIMEOUT
+    try:
+        # First a game without a move (a one-ply opening, adjudicated at once), with the default patience:
+        # "ok" and "h2" load their rules engine (numba; seconds on a busy machine) and stay in this
+        # thread's pool, as between the games of a tournament. Then every answer has one second.
+        one_ply = ScheduledGame("g00000", 0, 0, ("ok", "h2"), "ok", "h2", "Base+MLP;InProgress;Black[1];wS1")
+        warm = referee.play_game(referee.GameTask(one_ply, ok, hangs["play"], referee.Rules(max_plies=1)))
+        assert (warm["reason"], warm["forfeit"]) == (referee.MAX_PLIES_REACHED, None), warm["detail"]
+        for i, (command, spec) in enumerate(hangs.items(), 1):
+            r = referee.play_game(game_task(ok, spec, rules, f"g{i:05d}"))
+            assert (r["forfeit"], r["reason"]) == (spec.name, referee.HANG), r["detail"]
+            assert r["detail"].startswith(f"no 'ok' within 1.0 s of '{command} "), r["detail"]
+    finally:
+        referee.close_all()
+    assert len(pids.read_text().split()) == 4 and wait_gone(pids) == []
 
 
 def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path):
@@ -417,7 +473,7 @@ WHOLE_SECONDS = "00:00:00.3000000"  # what --time 0.3 sends
 
 
 def _nothing_written(out: Path) -> bool:
-    return not any((out / name).exists() for name in (STANDINGS_FILE, GAMES_FILE, "tournament.json"))
+    return not any((out / name).exists() for name in (STANDINGS_FILE, GAMES_FILE, CONFIG_FILE))
 
 
 def test_an_engine_that_rejects_fractional_times_stops_the_tournament_before_any_game(tmp_path):
@@ -654,7 +710,7 @@ def test_an_engine_that_hangs_at_start_up_on_a_ray_worker_is_reaped(tmp_path, ra
     """The tournament's path for a game on Ray (a task running play_game on a worker): the engine
     that never starts loses, and the worker leaves no process behind."""
     pids = tmp_path / "pids"
-    rules = referee.Rules(max_plies=20, fresh_engines=True, setup_timeout=2.0)  # fresh: as a Ray run is
+    rules = referee.Rules(max_plies=20, fresh_engines=True, banner_timeout=2.0)  # fresh: as a Ray run is
     task = game_task(fake_spec("ok", "--pid-file", str(pids)),
                      fake_spec("mute", "--hang-at-start", "--pid-file", str(pids)), rules)
     with make_backend(cluster="ray") as backend:
