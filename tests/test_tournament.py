@@ -9,6 +9,7 @@ these tests against another build); by default it is this installed engine.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import re
@@ -30,7 +31,6 @@ from hiveai.gamerecord import read_game
 from hiveai.position import TOP
 from hiveai.render import hive_coordinates
 from hiveai.tournament import referee
-from hiveai.timeman import format_timespan
 from hiveai.tournament.layout import CONFIG_FILE, GAMES_FILE, REPORT_FILE, STANDINGS_FILE, pgn_path, replay_path
 from hiveai.tournament.preflight import check_engine
 from hiveai.tournament.runner import TournamentError, _warnings, load_records, run
@@ -44,6 +44,7 @@ from hiveai.tournament.schedule import (
     parse_engine,
     random_openings,
 )
+from hiveai.tournament.stats import Sprt
 
 REPO = Path(__file__).resolve().parent.parent
 FAKE = Path(__file__).parent / "fake_engines" / "fake_uhp.py"
@@ -164,7 +165,6 @@ def test_engine_flags():
     assert specs[1].command[-1] == "--first" and specs[1].options == (("Style", "sharp"),)
     assert specs[1].go == "time 00:00:01"
     assert configure_engines(["hiveai", "b=hiveai"], [], [], 0.25, None)[0].go == "time 00:00:00.2500000"
-    assert format_timespan(90) == "00:01:30" and format_timespan(2.5) == "00:00:02.5000000"
     for engines, options, go, error in [
         (["a=x", "a=y"], [], [], "unique"),
         (["a=x", "b=y"], ["c:O=1"], [], "expected NAME:OPTION=VALUE"),
@@ -506,7 +506,7 @@ def test_a_first_game_lost_to_the_set_up_stops_the_tournament(tmp_path, monkeypa
     started beforehand), the first game lost to a rejected limit stops the run unrecorded."""
     from hiveai.tournament import runner
 
-    monkeypatch.setattr(runner, "check_engines", lambda config, say: [])
+    monkeypatch.setattr(runner, "check_engines", lambda config, say, rules, wait_note: [])
     cfg = config(["a=" + fake(), "nk=" + fake("--whole-seconds")], go=["nk:time 00:00:00.5"], games=4)
     out = tmp_path / "t"
     with pytest.raises(TournamentError) as caught:
@@ -723,11 +723,20 @@ def test_an_engine_that_hangs_at_start_up_on_a_ray_worker_is_reaped(tmp_path, ra
 
 
 def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
-    # Deterministic and identical: each pair is one result for each colour, so the score is exactly 50 %.
+    # Deterministic and identical: each pair is one result for each colour (a win and a loss, or two
+    # draws), so every pair is in the pentanomial's middle bucket and the score is exactly 50 %. The
+    # SPRT stops at the first pair count whose LLR (the maths: test_stats.py) falls to Wald's lower
+    # bound ln(beta / (1 - alpha)) = -2.94: each such pair adds about -0.33 against H1 (+100 Elo), so
+    # it is the ninth, at LLR -2.95.
+    sprt = Sprt(0, 100, 0.05, 0.05)
+    lower, upper = sprt.bounds
+    pairs = next(n for n in itertools.count(1) if sprt.llr([0, 0, n, 0, 0]) <= lower)
+    assert (pairs, round(sprt.llr([0, 0, pairs, 0, 0]), 2), round(lower, 2)) == (9, -2.95, -2.94)
     cfg = config(["a=" + fake(), "b=" + fake()], games=40, sprt=[0, 100, 0.05, 0.05], max_plies=40)
     records, screen = play(cfg, tmp_path / "t", concurrency=2)
-    assert "pairs: H0 accepted" in screen and "LLR -2.95 (-2.94, 2.94) after 9 pairs" in screen
-    assert 18 <= len(records) <= 18 + 2  # stopped at the decision; games already running are kept
+    assert "pairs: H0 accepted" in screen
+    assert f"LLR {sprt.llr([0, 0, pairs, 0, 0]):.2f} ({lower:.2f}, {upper:.2f}) after {pairs} pairs" in screen
+    assert 2 * pairs <= len(records) <= 2 * pairs + 2  # stopped at the decision; games already running are kept
 
 
 def test_sprt_against_a_much_weaker_engine_accepts_h1(tmp_path):
