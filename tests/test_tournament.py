@@ -560,6 +560,14 @@ def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_pa
     pgns[1].write_text(good[0])
     play(cfg, out, resume=True)
     assert [p.read_text() for p in pgns] == good
+    # ... with the Date the game was played on, kept in its line, not the day of the resume.
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [x["date"] for x in lines] == [read_game(p).tags["Date"] for p in pgns]
+    lines[0]["date"] = "2001.02.03"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    pgns[0].unlink()
+    play(cfg, out, resume=True)
+    assert read_game(pgns[0]).tags["Date"] == "2001.02.03"
     path.write_text("not json\n" + path.read_text())
     with pytest.raises(TournamentError, match=rf"{GAMES_FILE}:1: not a game of this tournament"):
         play(cfg, out, resume=True)

@@ -4,7 +4,7 @@ Files in the output directory (``--out``; their names: :mod:`hiveai.tournament.l
 
 * ``tournament.json`` -- the configuration; ``--resume`` checks it matches.
 * ``games.jsonl`` -- one JSON line per finished game (engines, colours,
-  opening, result, reason, plies, GameString, per-move times, flags),
+  opening, result, reason, plies, GameString, per-move times, flags, date),
   appended, flushed and fsynced as each game ends. It is the record of
   truth: a game is finished once its line is there.
 * ``pgn/<id>-<white>-<black>.pgn`` -- each game in Mzinga's PGN dialect
@@ -104,11 +104,21 @@ def load_records(path: Path, schedule: dict[str, ScheduledGame]) -> list[dict]:
     return records
 
 
+def pgn_date(day: datetime.date) -> str:
+    """A PGN Date tag's value: ``YYYY.MM.DD``."""
+    return day.strftime("%Y.%m.%d")
+
+
 def game_record(record: dict, config: TournamentConfig) -> GameRecord:
-    """The PGN-able record of a finished game."""
+    """The PGN-able record of a finished game.
+
+    Its Date is the one saved in the game's line (``date``, set when the game
+    ended), so a PGN written again on ``--resume`` keeps the day the game was
+    played; lines from runs before that field existed get today's.
+    """
     fields = read_game_string(record["game_string"])
     tags = {
-        "Date": datetime.date.today().strftime("%Y.%m.%d"),
+        "Date": record.get("date") or pgn_date(datetime.date.today()),
         "Event": "hiveai tournament",
         "Round": str(record["pair"] + 1),
         "White": record["white"],
@@ -299,6 +309,7 @@ def _run(config: TournamentConfig, out: Path, resume: bool, concurrency: int, cl
             start = time.monotonic()
             screen.progress(progress_line(records, names, total, sprt))
             for record in backend.imap_unordered(play_game, tasks()):
+                record["date"] = pgn_date(datetime.date.today())  # the day it was played, kept on resume
                 replace_atomically(log_path(out, record), record.pop("log", ""))
                 rejection = setup_failure(record, config)
                 if rejection is not None:  # a forfeit made by the set-up is no result: stop, record nothing
