@@ -5,12 +5,12 @@ every game by forfeit, and a score made of such forfeits says nothing about
 strength. So the run stops, naming the engine, the command and the answer,
 with a remedy:
 
-* before the first game, by :func:`check_engines` (engines started here once;
-  which also warms a cold numba cache: the check waits up to COMPILE_TIMEOUT
-  for ``newgame`` and the first ``bestmove``, saying so on stderr after
-  SLOW_NOTICE seconds, and as in a game for everything else: the banner
-  within the banner timeout, options within the hang timeout, so a mute
-  engine costs seconds; docs/tournament-timeouts.md);
+* before the first game, by :func:`check_engines`: each engine is started
+  once, which also warms a cold numba cache. The banner and the option
+  replies have their deadlines of a game (the banner timeout, the hang
+  timeout), so a mute engine costs seconds; only ``newgame`` and the first
+  ``bestmove`` wait up to COMPILE_TIMEOUT, for a compile, saying what they
+  wait for after SLOW_NOTICE seconds (docs/tournament-timeouts.md);
 * at the first game an engine loses that way, by :func:`setup_failure`: the
   only check on a Ray cluster, whose engines are not started beforehand.
 

@@ -220,12 +220,12 @@ def _warnings(config: TournamentConfig, slots: int, cluster: str | None) -> list
 
 def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, concurrency: int = 1,
         cluster: str | None = None, stream: TextIO | None = None, banner_timeout: float = BANNER_TIMEOUT,
-        errors: TextIO | None = None) -> list[dict]:
+        stderr: TextIO | None = None) -> list[dict]:
     """Play (the rest of) the tournament; returns every finished game's record.
 
-    ``stream`` (default stdout) shows the progress and the standings; ``errors``
-    (default stderr) what the check before the games waits for when an engine
-    is slow to begin. ``banner_timeout`` is how long an engine may take to print
+    ``stream`` (default stdout) shows the progress and the standings; ``stderr``
+    (default ``sys.stderr``) what the check before the games waits for when an
+    engine is slow to begin. ``banner_timeout`` is how long an engine may take to print
     its start-up banner (docs/tournament-timeouts.md): a setting of this machine,
     like ``concurrency``, not of the tournament, so it is not saved with it.
 
@@ -242,18 +242,18 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
         raise TournamentError(f"{e}: another tournament is writing its records there. Wait for it to end, "
                               "or choose another --out") from None
     try:
-        return _run(config, out, resume, concurrency, cluster, stream, banner_timeout, errors)
+        return _run(config, out, resume, concurrency, cluster, stream, banner_timeout, stderr)
     finally:
         lock.release()
 
 
 def _run(config: TournamentConfig, out: Path, resume: bool, concurrency: int, cluster: str | None,
-         stream: TextIO | None, banner_timeout: float, errors: TextIO | None) -> list[dict]:
+         stream: TextIO | None, banner_timeout: float, stderr: TextIO | None) -> list[dict]:
     """:func:`run`, with the output directory locked."""
     screen = _Screen(stream or sys.stdout)
 
     def wait_note(text: str) -> None:
-        print(text, file=errors or sys.stderr, flush=True)
+        print(text, file=stderr or sys.stderr, flush=True)
 
     new = _prepare(config, out, resume)
     schedule = config.schedule()
