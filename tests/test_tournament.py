@@ -733,9 +733,9 @@ def test_an_engine_that_hangs_at_start_up_on_a_ray_worker_is_reaped(tmp_path, ra
 def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
     # Deterministic and identical: each pair is one result for each colour (a win and a loss, or two
     # draws), so every pair is in the pentanomial's middle bucket and the score is exactly 50 %. The
-    # SPRT stops at the first pair count whose LLR (the maths: test_stats.py) falls to Wald's lower
-    # bound ln(beta / (1 - alpha)) = -2.94: each such pair adds about -0.33 against H1 (+100 Elo), so
-    # it is the ninth, at LLR -2.95.
+    # SPRT stops at the first pair count whose LLR falls to Wald's lower bound ln(beta / (1 - alpha))
+    # = -2.94: each such pair adds ln(2 - 2 s1) = -0.33 against H1 (+100 Elo: s1 = 0.64; derived in
+    # test_stats.py), so it is the ninth, at LLR -2.95.
     sprt = Sprt(0, 100, 0.05, 0.05)
     lower, upper = sprt.bounds
     pairs = next(n for n in itertools.count(1) if sprt.llr([0, 0, n, 0, 0]) <= lower)
