@@ -26,6 +26,10 @@ the number of such duplicates so that ``multipv`` distinct moves are ranked.
 
 At the end of a completed build the file is rewritten sorted by key, so the
 same command on the same code produces the same file.
+
+One build at a time writes a folder: a second one started on it stops at once,
+naming the first one's process (:class:`hiveai.durable.DirectoryLock`), so two
+builds never interleave their appends.
 """
 
 from __future__ import annotations
@@ -41,8 +45,10 @@ from hiveai.board import Board
 from hiveai.backend import make_backend
 from hiveai.book import BOOK_ENCODING, Book, BookFormatError, Entry, StoredMove, book_path, entry_moves, to_stored
 from hiveai.bug import STANDARD_GAME_TYPES, game_type_string, parse_game_type
-from hiveai.durable import LineAppender, replace_atomically, trim_partial_line
+from hiveai.durable import DirectoryLock, LineAppender, replace_atomically, trim_partial_line
 from hiveai.gamerecord import read_games
+from hiveai.notation import FINISHED
+from hiveai.outcome import points
 from hiveai.position import PASS, do_move
 from hiveai.symmetry import frame_of
 
@@ -228,10 +234,6 @@ def open_book(path: Path, game_type: int, settings: BuildSettings | None = None,
 
 # --- merging game records -----------------------------------------------------
 
-# Points for the side that made a move, by the recorded result.
-_POINTS = {"WhiteWins": (1.0, 0.0), "BlackWins": (0.0, 1.0), "Draw": (0.5, 0.5)}
-
-
 @dataclass
 class _Played:
     count: int = 0
@@ -247,7 +249,7 @@ def record_stats(records: Iterable, game_type: int, plies: int) -> tuple[dict, d
     stats: dict[str, dict[str, _Played]] = defaultdict(lambda: defaultdict(_Played))
     lines: dict[str, list[str]] = {}
     for record in records:
-        if parse_game_type(record.game_type) != game_type or record.result not in _POINTS:
+        if parse_game_type(record.game_type) != game_type or record.result not in FINISHED:
             continue
         board = Board(record.game_type)
         for text in record.moves[:plies]:
@@ -256,7 +258,7 @@ def record_stats(records: Iterable, game_type: int, plies: int) -> tuple[dict, d
             move = board.parse_move(text).code
             played = stats[key][child_key(board, move)]
             played.count += 1
-            played.points += _POINTS[record.result][board.turn]
+            played.points += points(record.result, board.turn)  # for the side that made the move
             board.push(move)
     return stats, lines
 
@@ -451,10 +453,20 @@ def build(game_types: Iterable[str], out_dir: str | os.PathLike, settings: Build
     (``done`` 0) and after each one (the CLI draws a bar with it).
     ``on_entry`` is called after each entry is safely on disk. Ctrl-C (or an
     exception from ``on_entry``, as the tests do) stops the build; the
-    report says so, and the same call resumes it.
+    report says so, and the same call resumes it. ``out_dir`` is locked
+    meanwhile: :class:`hiveai.durable.LockedError` if another build holds it.
     """
+    with DirectoryLock(out_dir):
+        return _build(game_types, Path(out_dir), settings, records, named_dir, concurrency, cluster, fresh,
+                      progress, on_entry)
+
+
+def _build(game_types: Iterable[str], out_dir: Path, settings: BuildSettings, records: Iterable,
+           named_dir: str | os.PathLike | None, concurrency: int, cluster: str | None, fresh: bool,
+           progress: Callable[[str, int, int], None] | None,
+           on_entry: Callable[[Entry], None] | None) -> BuildReport:
+    """:func:`build` in a folder this process has locked."""
     start = time.monotonic()
-    out_dir = Path(out_dir)
     named = read_named(Path(named_dir) if named_dir is not None else out_dir) if settings.named else []
     records = list(records)
     builds: list[_TypeBuild] = []

@@ -18,6 +18,9 @@ from hiveai import __version__
 from hiveai.options import CPUS
 from hiveai.text import plural
 from hiveai.tournament.limits import (
+    BANNER_TIMEOUT,
+    COMMAND_TIMEOUT,
+    COMPILE_TIMEOUT,
     DEFAULT_RANDOM_PLIES,
     DEPTH_HANG_TIMEOUT,
     HANG_MARGIN_FRACTION,
@@ -301,9 +304,11 @@ def _output_path(text: str | None, hint: str):
 
 
 def _write_output(path, text: str, hint: str) -> None:
-    """Write a result file, or stop with a message naming it."""
+    """Write a result file whole (a reader never sees half of it), or stop with a message naming it."""
+    from hiveai.durable import replace_atomically
+
     try:
-        path.write_text(text, encoding="utf-8")
+        replace_atomically(path, text)
     except OSError as e:
         raise click.ClickException(f"{hint}: cannot write {path}: {e.strerror or e}") from None
     click.echo(f"wrote {path}", err=True)
@@ -395,6 +400,7 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
     from dataclasses import replace
 
     from hiveai.bookbuild import ALL_GAME_TYPES, BuildSettings, build
+    from hiveai.durable import LockedError
     from hiveai.errors import HiveError
     from hiveai.gamerecord import read_games
 
@@ -425,6 +431,9 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
     try:
         report = build(game_types or ALL_GAME_TYPES, out_dir, settings, records=records,
                        concurrency=concurrency, cluster=cluster, fresh=fresh, progress=bars)
+    except LockedError as e:
+        raise click.ClickException(f"{e}: another book build is writing there. Wait for it to end, "
+                                   "or choose another --out") from None
     except (HiveError, ValueError, RuntimeError) as e:  # RuntimeError: --cluster ray without Ray
         raise click.ClickException(str(e)) from None
     finally:
@@ -560,9 +569,14 @@ def book_stats(book_dir: str | None) -> None:
               help="Adjudicate a draw at the third occurrence of a position.")
 @click.option("--hang-timeout", type=click.FloatRange(min=0, min_open=True), default=DEPTH_HANG_TIMEOUT,
               show_default=True, metavar="S",
-              help="Seconds a non-timed bestmove (depth) may take before the engine loses as hung. "
-                   f"Timed moves hang after the budget + max({HANG_MARGIN_MIN:g} s, "
-                   f"{HANG_MARGIN_FRACTION:g} x budget).")
+              help="Seconds any answer in a game may take before the engine loses as hung: options, newgame, "
+                   f"a non-timed bestmove (depth); play and pass at most {COMMAND_TIMEOUT:g} s. Timed moves hang "
+                   f"after the budget + max({HANG_MARGIN_MIN:g} s, {HANG_MARGIN_FRACTION:g} x budget).")
+@click.option("--banner-timeout", type=click.FloatRange(min=0, min_open=True), default=BANNER_TIMEOUT,
+              show_default=True, metavar="S",
+              help="Seconds an engine may take to print its start-up banner, before the games and in them. "
+                   f"Only the check's newgame and first bestmove wait longer (up to {COMPILE_TIMEOUT:g} s, "
+                   "for a cold numba cache).")
 @click.option("--time-tolerance", type=click.FloatRange(min=0), default=TIME_TOLERANCE, show_default=True,
               metavar="FRACTION",
               help="A timed move may overrun its budget by this fraction, plus --time-tolerance-ms.")
@@ -574,8 +588,8 @@ def book_stats(book_dir: str | None) -> None:
 def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: float | None, depth: int | None,
                go: tuple[str, ...], game_type: str, games: int, openings: str | None, random_plies: int | None,
                seed: int, concurrency: int, cluster: str | None, out_dir: str, resume: bool, sprt: str | None,
-               gauntlet: bool, max_plies: int, repetition: bool, hang_timeout: float, time_tolerance: float,
-               time_tolerance_ms: float, restart: bool) -> None:
+               gauntlet: bool, max_plies: int, repetition: bool, hang_timeout: float, banner_timeout: float,
+               time_tolerance: float, time_tolerance_ms: float, restart: bool) -> None:
     """Play a match or tournament between UHP engines.
 
     hiveai's rules referee every move. Each opening is played twice with
@@ -600,7 +614,7 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
             gauntlet=gauntlet, sprt=sprt_values, max_plies=max_plies, repetition=repetition,
             time_tolerance=time_tolerance, time_tolerance_ms=time_tolerance_ms, hang_timeout=hang_timeout,
             restart=restart)
-        run(config, out_dir, resume=resume, concurrency=concurrency, cluster=cluster)
+        run(config, out_dir, resume=resume, concurrency=concurrency, cluster=cluster, banner_timeout=banner_timeout)
     except (ValueError, HiveError, TournamentError, RuntimeError) as e:
         raise click.ClickException(str(e)) from None
     except KeyboardInterrupt:
@@ -642,6 +656,7 @@ def tune(game_types: tuple[str, ...], games: int, depth: int, random_plies: int,
     \b
     hiveai tune --game-type Base+MLP --games 1000 -j 2 --out tune
     """
+    from hiveai.durable import LockedError
     from hiveai.errors import HiveError
     from hiveai.evaluate import read_weights_file
     from hiveai.tune import tune as run_tune
@@ -651,6 +666,9 @@ def tune(game_types: tuple[str, ...], games: int, depth: int, random_plies: int,
         run_tune(out_dir, list(game_types) or ["Base+MLP"], games, depth=depth, random_plies=random_plies,
                  use_book=book, seed=seed, start=start, common=common, concurrency=concurrency, cluster=cluster,
                  weights_file=weights_path, say=lambda text: click.echo(text))
+    except LockedError as e:
+        raise click.ClickException(f"{e}: another tune run is writing its games there. Wait for it to end, "
+                                   "or choose another --out") from None
     except (ValueError, HiveError, RuntimeError, OSError) as e:
         raise click.ClickException(str(e)) from None
     except KeyboardInterrupt:

@@ -12,9 +12,14 @@ them sound whatever stops the process (Ctrl-C, SIGKILL, a power cut once
   before they append) -- a last line without its newline is what a kill
   mid-append leaves. Readers ignore it; writers cut it off and ``fsync``,
   so the next append starts a clean line.
-* :func:`replace_atomically` -- write a temporary file, ``fsync`` it, rename
-  it over the target and ``fsync`` the directory (so the rename itself is
-  durable). A reader sees the old file or the new one, never a mix.
+* :func:`replace_atomically` -- write a temporary file of a name no other
+  writer uses, ``fsync`` it, rename it over the target and ``fsync`` the
+  directory (so the rename itself is durable). A reader sees the old file or
+  the new one, never a mix; a failed write removes its temporary file.
+
+For JSON-lines record files (a tournament's or a self-play run's
+``games.jsonl``), :func:`read_json_lines` is the resume half: it trims a
+cut-short last line and returns the records; :func:`append_json_line` adds one.
 
 And one guard: :class:`DirectoryLock`, so that two processes never write the
 same record files at once (two tournaments started on one ``--out`` would each
@@ -25,7 +30,10 @@ Plain Python, no numba.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
+import tempfile
 from pathlib import Path
 
 try:
@@ -100,17 +108,72 @@ def append_line(path: str | os.PathLike, line: str, encoding: str = "utf-8") -> 
 def replace_atomically(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
     """Replace ``path`` by ``text`` in one step, durably; creates missing parent directories.
 
-    Newlines are written as ``\\n`` on every platform.
+    The text goes to a temporary file beside ``path`` with a name of its own
+    (:func:`tempfile.mkstemp`), so two writers of one file never share one; on
+    any error (an encoding error, a full disk, Ctrl-C) the temporary file is
+    removed and ``path`` is left as it was. Newlines are written as ``\\n`` on
+    every platform.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(text.encode(encoding))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    data = text.encode(encoding)  # before any file exists: an encoding error leaves nothing behind
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        if hasattr(os, "fchmod"):  # mkstemp makes the file private (0600): give it a new file's mode
+            os.fchmod(fd, 0o666 & ~_umask())
+        with open(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     _fsync_directory(path.parent)
+
+
+@functools.cache
+def _umask() -> int:
+    """The process's umask, read once (by setting it and back: there is no other portable way)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+class RecordLineError(ValueError):
+    """A line of a JSON-lines record file that is not JSON: ``path``, ``line`` (from 1) and ``reason``."""
+
+    def __init__(self, path: Path, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.path, self.line, self.reason = path, line, reason
+
+
+def read_json_lines(path: str | os.PathLike) -> list[tuple[int, object]]:
+    """The records of a JSON-lines file that a writer is about to resume, with their line numbers.
+
+    A last line cut short by a kill is cut off the file first
+    (:func:`trim_partial_line`), so the next :func:`append_json_line` starts a
+    clean line; blank lines are skipped; any other line that is not JSON raises
+    :class:`RecordLineError` naming it. A missing file reads as empty.
+    """
+    path = Path(path)
+    records = []
+    for no, line in enumerate(complete_lines(trim_partial_line(path).decode("utf-8")), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append((no, json.loads(line)))
+        except json.JSONDecodeError as e:
+            raise RecordLineError(path, no, f"not JSON ({e})") from None
+    return records
+
+
+def append_json_line(path: str | os.PathLike, record: object) -> None:
+    """Append ``record`` as one JSON line, durably (see :class:`LineAppender`)."""
+    append_line(path, json.dumps(record))
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -127,8 +190,8 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["DirectoryLock", "LineAppender", "LockedError", "append_line", "complete_lines", "replace_atomically",
-           "trim_partial_line"]
+__all__ = ["DirectoryLock", "LineAppender", "LockedError", "RecordLineError", "append_json_line", "append_line",
+           "complete_lines", "read_json_lines", "replace_atomically", "trim_partial_line"]
 
 
 class DirectoryLock:

@@ -1,9 +1,11 @@
-"""Time management for ``bestmove``: TimeSpan parsing, deadlines, the stop flag.
+"""Time management for ``bestmove``: TimeSpan parsing and formatting, deadlines, the stop flag.
 
 UHP clients give the budget of one move as a .NET ``TimeSpan`` string
 (``bestmove time 00:00:05``). MzingaViewer formats it with the default
 ``[-][d.]hh:mm:ss[.fffffff]`` layout, so fractions (``00:00:02.5000000``) and
 zero (``00:00:00``) do occur and must work (docs/protocol-notes.md, "bestmove").
+:func:`parse_timespan` reads that layout (the engine's side);
+:func:`format_timespan` writes it (the client's side: the tournament referee).
 
 The rule, as in Stockfish's time manager: no new iteration starts after
 ``TIME_USAGE * T`` (the *soft* deadline), and the running one is stopped at
@@ -32,6 +34,9 @@ TIME_USAGE = 0.9
 # Seconds kept back from the hard deadline for writing the answer and for the
 # client reading it; also capped at TIME_USAGE's slack so tiny budgets stay sane.
 REPLY_MARGIN = 0.02
+
+# A .NET TimeSpan counts ticks of 100 ns: at most 7 fraction digits.
+TICKS_PER_SECOND = 10_000_000
 
 # .NET TimeSpan "c"/general layout: [-][d.]hh:mm[:ss[.fffffff]]. The fraction
 # separator is a dot in the invariant culture; a comma is accepted too because
@@ -64,6 +69,26 @@ def parse_timespan(text: str) -> float:
     if m["fraction"]:
         total += int(m["fraction"]) / 10 ** len(m["fraction"])
     return -total if m["sign"] else float(total)
+
+
+def format_timespan(seconds: float) -> str:
+    """``hh:mm:ss[.fffffff]``, the .NET TimeSpan layout UHP's ``bestmove time`` takes.
+
+    Seconds are rounded to .NET's tick (100 ns); the fraction is written only
+    when there is one, with all seven digits, as .NET does. The inverse of
+    :func:`parse_timespan` for budgets under a day:
+
+    >>> format_timespan(90), format_timespan(2.5)
+    ('00:01:30', '00:00:02.5000000')
+    >>> parse_timespan(format_timespan(0.3))
+    0.3
+    """
+    ticks = round(seconds * TICKS_PER_SECOND)
+    whole, frac = divmod(ticks, TICKS_PER_SECOND)
+    h, rem = divmod(whole, 3600)
+    m, s = divmod(rem, 60)
+    text = f"{h:02d}:{m:02d}:{s:02d}"
+    return text + f".{frac:07d}" if frac else text
 
 
 class StopFlag:

@@ -20,7 +20,9 @@ Pipeline (each step resumable):
    depth, opening with book moves and random plies so that games differ. They run
    in threads, or as Ray tasks, through :mod:`hiveai.backend` as tournaments do;
    each finished game is appended to ``games.jsonl`` at once (:mod:`hiveai.durable`),
-   so an interrupted run resumes without losing a game.
+   so an interrupted run resumes without losing a game. One run at a time writes
+   a folder: a second one started on it stops at once, naming the first one's
+   process (:class:`hiveai.durable.DirectoryLock`).
 2. **Positions** (:func:`training_set`): every position of those games after the
    opening in which neither queen has five neighbours (no win in one is pending),
    with the game's result.
@@ -31,7 +33,6 @@ Pipeline (each step resumable):
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from dataclasses import dataclass, field
@@ -43,12 +44,13 @@ from numba import njit
 
 from hiveai.board import Board
 from hiveai.bug import PIECES_PER_COLOUR
-from hiveai.durable import append_line, complete_lines, trim_partial_line
+from hiveai.durable import DirectoryLock, append_json_line, read_json_lines
 from hiveai.evaluate import WEIGHT_NAMES, default_weights, evaluate
 from hiveai.movegen import new_workspace
+from hiveai.notation import FINISHED
+from hiveai.outcome import WHITE, points
 from hiveai.position import IN_PROGRESS, PLY, POS, do_move, game_result, occupied_neighbours
-
-GAMES_FILE = "games.jsonl"
+from hiveai.tournament.layout import GAMES_FILE  # the same record file name as a tournament's
 
 # Self-play defaults. Depth 2 plays a sound game at a few milliseconds a move, so
 # 1,000 games take minutes on two cores; the openings (book moves, then random
@@ -69,8 +71,6 @@ PERCENT_WEIGHTS = ("hand_percent", "pre_queen_percent")
 BOUNDS = {name: (0, 100) if name in PERCENT_WEIGHTS else (0, 2000) for name in WEIGHT_NAMES}
 # Unused by the kernel's formula (the queen's mobility has its own weight), so not tuned.
 FROZEN = ("mobile_queen",)
-
-_RESULT_SCORE = {"WhiteWins": 1.0, "BlackWins": 0.0, "Draw": 0.5}
 
 
 # --- Self-play ------------------------------------------------------------------
@@ -147,39 +147,37 @@ def selfplay_tasks(game_types: Iterable[str], games: int, seed: int, depth: int 
 
 
 def load_games(path: Path) -> list[dict]:
-    """The records in a games file; a last line cut short by a kill is ignored (hiveai.durable)."""
-    if not path.exists():
-        return []
-    records = []
-    for line in complete_lines(path.read_text(encoding="utf-8")):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a cut-short line that an older run finished with a newline
-        if isinstance(record, dict) and "id" in record and "moves" in record:
-            records.append(record)
-    return records
+    """The self-play records in a games file, ready for more to be appended: a last
+    line cut short by a kill is cut off, a line that is not JSON is an error naming
+    it (:func:`hiveai.durable.read_json_lines`)."""
+    return [r for _, r in read_json_lines(path) if isinstance(r, dict) and "id" in r and "moves" in r]
 
 
 def selfplay(out: str | Path, tasks: list[SelfPlayTask], *, concurrency: int = 1, cluster: str | None = None,
              on_game: Callable[[dict, int, int], None] | None = None) -> list[dict]:
     """Play the tasks not yet in ``out``/games.jsonl; returns every record there.
 
-    ``on_game(record, done, total)`` is called after each game is saved.
+    ``on_game(record, done, total)`` is called after each game is saved. The
+    folder is locked meanwhile: :class:`hiveai.durable.LockedError` if another
+    run holds it.
     """
+    with DirectoryLock(out):
+        return _selfplay(Path(out), tasks, concurrency, cluster, on_game)
+
+
+def _selfplay(out: Path, tasks: list[SelfPlayTask], concurrency: int, cluster: str | None,
+              on_game: Callable[[dict, int, int], None] | None) -> list[dict]:
+    """:func:`selfplay` in a folder this process has locked."""
     from hiveai.backend import make_backend
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     path = out / GAMES_FILE
-    trim_partial_line(path)  # a line cut short by a kill, so the next record starts a clean line
     records = load_games(path)
     done = {r["id"] for r in records}
     todo = [t for t in tasks if t.id not in done]
     if todo:
         with make_backend(concurrency, cluster) as backend:
             for record in backend.imap_unordered(play_selfplay_game, todo):
-                append_line(path, json.dumps(record))
+                append_json_line(path, record)
                 records.append(record)
                 if on_game is not None:
                     on_game(record, len(records), len(tasks))
@@ -254,13 +252,13 @@ def training_set(records: list[dict], game_type: str, min_ply: int = MIN_SAMPLE_
     offsets = [0]
     results: list[float] = []
     for r in records:
-        if r["game_type"] != canonical or r["result"] not in _RESULT_SCORE:
+        if r["game_type"] != canonical or r["result"] not in FINISHED:
             continue
         board = Board(canonical)
         for text in r["moves"]:
             moves.append(board.push(text).code)
         offsets.append(len(moves))
-        results.append(_RESULT_SCORE[r["result"]])
+        results.append(points(r["result"], WHITE))
     template = board0.position_array
     mv = np.array(moves, dtype=np.int32)
     off = np.array(offsets, dtype=np.int64)
@@ -409,17 +407,28 @@ def tune(out: str | Path, game_types: list[str], games: int, *, depth: int = SEL
     """Self-play ``games`` games per game type into ``out`` (resuming what is there),
     fit each game type's weights (and, with ``common``, one set for all of them
     under ``[*]``), and write the weights file (default ``out``/weights.ini).
+    ``out`` is locked from start to end (:class:`hiveai.durable.LockedError` if
+    another run holds it).
 
     ``start`` gives starting weights by game type (what
     :func:`hiveai.evaluate.read_weights_file` returns; default: the shipped
     ones); self-play uses them too, and the weights file holds them with the
     fitted sections over them.
     """
+    out = Path(out)
+    with DirectoryLock(out):
+        return _tune(out, game_types, games, depth, random_plies, use_book, seed, start, common, concurrency,
+                     cluster, weights_file, say)
+
+
+def _tune(out: Path, game_types: list[str], games: int, depth: int, random_plies: int, use_book: bool, seed: int,
+          start: dict[str, np.ndarray] | None, common: bool, concurrency: int, cluster: str | None,
+          weights_file: str | Path | None, say: Callable[[str], None]) -> list[FitResult]:
+    """:func:`tune` in a folder this process has locked."""
     import time
 
     from hiveai.evaluate import ALL_GAME_TYPES, builtin_weights, weights_for, write_weights_file
 
-    out = Path(out)
     canonical = [Board(t).game_type_string for t in game_types]
     start = start or builtin_weights()
     tasks = []
@@ -434,7 +443,7 @@ def tune(out: str | Path, game_types: list[str], games: int, *, depth: int = SEL
             last[0] = time.monotonic()
             say(f"  {done}/{total} games, {time.monotonic() - began:.0f} s")
 
-    records = selfplay(out, tasks, concurrency=concurrency, cluster=cluster, on_game=progress)
+    records = _selfplay(out, tasks, concurrency, cluster, progress)
     say(f"Self-play done: {len(records)} games in {time.monotonic() - began:.0f} s")
     results = []
     groups = [(t, [t]) for t in canonical] + ([(ALL_GAME_TYPES, canonical)] if common else [])

@@ -248,6 +248,7 @@ def test_out_of_book_and_without_a_book(tmp_path, monkeypatch):
     assert book_move(Board("Base+M")) is None
 
 
+@pytest.mark.slow  # a wall-clock limit: the slow step, not the fast suite
 def test_loading_and_first_book_move_take_under_50_ms():
     board = Board("Base+MLP")
     board.legal_move_ints()  # kernels loaded, as after newgame in the engine
@@ -296,6 +297,22 @@ def test_build_stopped_midway_resumes_and_loses_nothing(tmp_path):
     assert not resumed.stopped
     assert resumed.searched["Base"] == whole.searched["Base"] - 5  # nothing searched twice
     assert book_path("Base", tmp_path / "part").read_text() == expected
+
+
+def test_a_second_build_on_the_same_out_stops_at_once_naming_the_first(tmp_path):
+    """Two builds on one folder would interleave their appends: the second is refused before it searches."""
+    from click.testing import CliRunner
+
+    from hiveai.cli import main
+    from hiveai.durable import DirectoryLock, LockedError
+
+    with DirectoryLock(tmp_path):  # what a running build holds
+        with pytest.raises(LockedError, match=rf"in use by another process \(pid {os.getpid()}\)"):
+            build(["Base"], tmp_path, SMALL)
+        result = CliRunner().invoke(main, ["book", "build", "Base", "--out", str(tmp_path), "--plies", "1"])
+        assert result.exit_code == 1 and "another book build is writing there" in result.output
+    assert not book_path("Base", tmp_path).exists()
+    assert not build(["Base"], tmp_path, SMALL).stopped  # once the other build is gone
 
 
 def test_a_line_cut_short_by_a_kill_is_ignored_then_dropped(tmp_path):

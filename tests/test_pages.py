@@ -152,14 +152,20 @@ def test_bad_files_name_the_problem(tmp_path, args, words):
 
 
 def test_write_failure_after_the_search_is_a_clear_error(tmp_path, monkeypatch):
-    out = tmp_path / "o.svg"
+    """The picture is written whole or not at all: a failed write names the file and the problem,
+    leaves the old file as it was and no temporary file beside it."""
+    import os
 
-    def refuse(self, *a, **k):
+    out = tmp_path / "o.svg"
+    out.write_text("the old picture")
+
+    def refuse(src, dst):  # the rename over the old file fails, after the new text is written
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "write_text", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     result = CliRunner().invoke(main, ["analyse", "Base", "--depth", "1", "--svg", str(out)])
     assert result.exit_code == 1 and f"--svg: cannot write {out}: Permission denied" in result.output
+    assert out.read_text() == "the old picture" and [p.name for p in tmp_path.iterdir()] == ["o.svg"]
 
 
 def test_replay_page_steps_through_every_ply():

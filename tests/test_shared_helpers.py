@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +18,11 @@ from hiveai.durable import (
     DirectoryLock,
     LineAppender,
     LockedError,
+    RecordLineError,
+    append_json_line,
     append_line,
     complete_lines,
+    read_json_lines,
     replace_atomically,
     trim_partial_line,
 )
@@ -77,6 +81,68 @@ def test_replace_atomically_leaves_no_temporary_file_and_checks_the_encoding(tmp
     with pytest.raises(UnicodeEncodeError):
         replace_atomically(path, "caf\u00e9\n", "ascii")
     assert path.read_bytes() == b"two\nlines\n"  # the old file is untouched
+    assert sorted(p.name for p in path.parent.iterdir()) == ["book.tsv"]
+    if os.name == "posix":  # the mode of any new file, not the temporary file's private 0600
+        umask = os.umask(0o022)
+        os.umask(umask)
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_replace_atomically_writes_a_temporary_file_of_its_own_and_removes_it_on_error(tmp_path, monkeypatch):
+    path = tmp_path / "standings.txt"
+    replace_atomically(path, "old\n")
+    temporary = []
+
+    def full_disk(src, dst):  # the rename fails after the temporary file is written
+        temporary.append(Path(src))
+        assert Path(src).parent == path.parent and Path(src).read_bytes() == b"new\n"
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    for _ in range(2):
+        with pytest.raises(OSError, match="No space left"):
+            replace_atomically(path, "new\n")
+    monkeypatch.undo()
+    assert temporary[0] != temporary[1] and path.name + ".tmp" not in {t.name for t in temporary}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["standings.txt"] and path.read_text() == "old\n"
+
+
+def test_two_writers_replacing_one_file_at_once_do_not_collide(tmp_path):
+    """With one shared temporary name, one writer's rename would take the other's file away."""
+    import threading
+
+    path = tmp_path / "report.html"
+    errors: list[BaseException] = []
+
+    def writer(text: str) -> None:
+        try:
+            for _ in range(100):
+                replace_atomically(path, text)
+        except BaseException as e:  # noqa: BLE001 - reported by the assert below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(text,)) for text in ("a\n" * 1000, "b\n" * 1000)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and path.read_text() in ("a\n" * 1000, "b\n" * 1000)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
+
+
+def test_json_lines_resume_where_a_kill_left_them(tmp_path):
+    path = tmp_path / "games.jsonl"
+    assert read_json_lines(path) == [] and not path.exists()  # missing: empty, and not created
+    append_json_line(path, {"id": "g1"})
+    with open(path, "ab") as f:
+        f.write(b'\n{"id": "g2", "wh')  # a blank line, then what a kill mid-append leaves
+    assert read_json_lines(path) == [(1, {"id": "g1"})]  # the cut-short line is gone from the file too
+    append_json_line(path, {"id": "g2"})
+    assert read_json_lines(path) == [(1, {"id": "g1"}), (3, {"id": "g2"})]
+    path.write_text(path.read_text() + "not json\n")
+    with pytest.raises(RecordLineError, match=r"games\.jsonl:4: not JSON") as caught:
+        read_json_lines(path)
+    assert caught.value.line == 4 and isinstance(caught.value, ValueError)
 
 
 # --- GameString fields -------------------------------------------------------------

@@ -146,13 +146,34 @@ def test_sprt_llr_agrees_with_the_closed_form_approximation(ptnml):
     assert Sprt(0, 5).llr(ptnml) == pytest.approx(approx, rel=0.02, abs=0.01)
 
 
+def test_sprt_llr_of_identical_pairs_by_hand():
+    # n pairs all in one bucket. The likeliest pair distribution with mean score s keeps as much
+    # mass as it can on that bucket and puts the rest q on the farthest score on the other side of s.
+    # All pairs scoring 1/2: under H0 (s0 = 1/2) nothing moves (log-likelihood 0); under H1 the rest
+    # goes to 1, mean (1 - q)/2 + q = s1, q = 2 s1 - 1, so LLR = n ln(1 - q) = n ln(2 - 2 s1).
+    # All pairs won (score 1): the rest goes to 0, q = 1 - s, so LLR = n ln(s1) - n ln(s0).
+    # Zero counts are regularised (stats.REGULARIZE), hence the tolerance.
+    sprt = Sprt(0, 100)
+    s0, s1 = score_from_elo(0), score_from_elo(100)
+    for n in (9, 50):  # with one pair the regularised counts weigh more (1.6 %)
+        assert sprt.llr([0, 0, n, 0, 0]) == pytest.approx(n * math.log(2 - 2 * s1), rel=0.01)
+        assert sprt.llr([0, 0, 0, 0, n]) == pytest.approx(n * math.log(s1 / s0), rel=0.01)
+
+
 def test_sprt_decisions():
     sprt = Sprt(0, 100)
-    # An engine against itself, deterministic: every pair is one win and one loss.
-    assert sprt.decision(sprt.llr([0, 0, 8, 0, 0])) is None
-    assert sprt.decision(sprt.llr([0, 0, 9, 0, 0])) == "H0"
-    # Winning every pair.
-    assert sprt.decision(sprt.llr([0, 0, 0, 0, 11])) is None
-    assert sprt.decision(sprt.llr([0, 0, 0, 0, 12])) == "H1"
+    lower, upper = sprt.bounds
+    s1 = score_from_elo(100)
+    # An engine against itself, deterministic: every pair is one win and one loss. By the LLR above,
+    # H0 is accepted after ceil(ln(1/19) / ln(2 - 2 s1)) = ceil(2.944 / 0.3287) = 9 pairs.
+    draws = math.ceil(lower / math.log(2 - 2 * s1))
+    assert draws == 9
+    assert sprt.decision(sprt.llr([0, 0, draws - 1, 0, 0])) is None
+    assert sprt.decision(sprt.llr([0, 0, draws, 0, 0])) == "H0"
+    # Winning every pair: H1 after ceil(ln 19 / ln(2 s1)) = ceil(2.944 / 0.2470) = 12 pairs.
+    wins = math.ceil(upper / math.log(2 * s1))
+    assert wins == 12
+    assert sprt.decision(sprt.llr([0, 0, 0, 0, wins - 1])) is None
+    assert sprt.decision(sprt.llr([0, 0, 0, 0, wins])) == "H1"
     assert Sprt(0, 5).decision(Sprt(0, 5).llr([2, 10, 30, 10, 2])) is None
     assert Sprt(0, 5).llr([0] * 5) == 0.0

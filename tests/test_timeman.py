@@ -1,4 +1,4 @@
-"""TimeSpan parsing and the time budget rule (hiveai.timeman), in-process."""
+"""TimeSpan parsing and formatting and the time budget rule (hiveai.timeman), in-process."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ import time
 import pytest
 
 from hiveai.timeman import (
+    REPLY_MARGIN,
+    TICKS_PER_SECOND,
+    TIME_USAGE,
     StopFlag,
     depth_limits,
+    format_timespan,
     infinite_limits,
     parse_timespan,
     time_limits,
@@ -32,13 +36,23 @@ def test_parse_timespan_rejects(text):
         parse_timespan(text)
 
 
+@pytest.mark.parametrize("seconds, text", [
+    (0, "00:00:00"), (5, "00:00:05"), (90, "00:01:30"), (2.5, "00:00:02.5000000"), (0.3, "00:00:00.3000000"),
+    (1e-7, "00:00:00.0000001"), (3723.25, "01:02:03.2500000"),
+])
+def test_format_timespan_writes_what_parse_timespan_reads(seconds, text):
+    assert format_timespan(seconds) == text
+    assert parse_timespan(text) == pytest.approx(seconds, abs=1 / TICKS_PER_SECOND)
+
+
 def test_time_limits_rule():
     stop = StopFlag()
     lim = time_limits(10.0, stop, start=100.0)
-    assert lim.soft == pytest.approx(109.0)  # aim at 0.9 T
-    assert lim.hard == pytest.approx(109.98)  # hard stop at T less the reply margin
+    assert lim.soft == pytest.approx(100.0 + TIME_USAGE * 10.0)  # no new iteration after TIME_USAGE * T
+    assert lim.hard == pytest.approx(100.0 + 10.0 - REPLY_MARGIN)  # hard stop at T less the reply margin
+    assert lim.soft < lim.hard
     tiny = time_limits(0.1, stop, start=0.0)
-    assert tiny.soft <= tiny.hard <= 0.1 - 0.02
+    assert tiny.soft <= tiny.hard <= 0.1 - REPLY_MARGIN
     # TimeUsage 1.0 used to make the hard deadline T itself: the margin must always apply.
     full = time_limits(1.0, stop, start=0.0, usage=1.0, margin=0.05)
     assert full.hard == pytest.approx(0.95) and full.soft == pytest.approx(0.95)

@@ -9,6 +9,7 @@ these tests against another build); by default it is this installed engine.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import re
@@ -30,28 +31,20 @@ from hiveai.gamerecord import read_game
 from hiveai.hex_grid import hive_coordinates
 from hiveai.position import POS, TOP
 from hiveai.tournament import referee
+from hiveai.tournament.layout import CONFIG_FILE, GAMES_FILE, REPORT_FILE, STANDINGS_FILE, pgn_path, replay_path
 from hiveai.tournament.preflight import check_engine
-from hiveai.tournament.report import REPORT_FILE, replay_path
-from hiveai.tournament.runner import (
-    GAMES_FILE,
-    STANDINGS_FILE,
-    TournamentError,
-    _warnings,
-    load_records,
-    pgn_path,
-    run,
-)
+from hiveai.tournament.runner import TournamentError, _warnings, load_records, run
 from hiveai.tournament.schedule import (
     EngineSpec,
     ScheduledGame,
     build_config,
     configure_engines,
-    format_timespan,
     make_schedule,
     pairings,
     parse_engine,
     random_openings,
 )
+from hiveai.tournament.stats import Sprt
 
 REPO = Path(__file__).resolve().parent.parent
 FAKE = Path(__file__).parent / "fake_engines" / "fake_uhp.py"
@@ -172,7 +165,6 @@ def test_engine_flags():
     assert specs[1].command[-1] == "--first" and specs[1].options == (("Style", "sharp"),)
     assert specs[1].go == "time 00:00:01"
     assert configure_engines(["hiveai", "b=hiveai"], [], [], 0.25, None)[0].go == "time 00:00:00.2500000"
-    assert format_timespan(90) == "00:01:30" and format_timespan(2.5) == "00:00:02.5000000"
     for engines, options, go, error in [
         (["a=x", "a=y"], [], [], "unique"),
         (["a=x", "b=y"], ["c:O=1"], [], "expected NAME:OPTION=VALUE"),
@@ -363,9 +355,9 @@ def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
         # this thread's pool, as between the games of a tournament; then only the mute one must start
         # within a short set-up time (it writes its pid before anything else).
         referee.play_game(game_task(ok, ok2, referee.Rules(max_plies=2)))
-        hung = referee.play_game(game_task(ok, mute, referee.Rules(max_plies=2, setup_timeout=2.0)))
+        hung = referee.play_game(game_task(ok, mute, referee.Rules(max_plies=2, banner_timeout=2.0)))
         assert (hung["forfeit"], hung["reason"], hung["winner"]) == ("mute", referee.HANG, "ok")
-        assert hung["detail"] == "no 'ok' within 2.0 s of 'start-up'"
+        assert hung["detail"] == "no start-up banner (its 'id' line and 'ok') within 2.0 s"
         rejected = referee.play_game(game_task(picky, ok2, referee.Rules(max_plies=2)))
         assert (rejected["forfeit"], rejected["reason"], rejected["winner"]) == ("picky", referee.ENGINE_ERROR, "ok2")
         assert rejected["detail"] == "option Style=sharp rejected: err Unknown option Style"
@@ -376,15 +368,79 @@ def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
     assert wait_gone(pids) == []
 
 
-def test_a_tournament_with_an_engine_that_hangs_at_start_up_leaves_no_process(tmp_path, monkeypatch):
+def test_a_tournament_with_a_mute_engine_stops_at_the_banner_timeout_and_leaves_no_process(tmp_path):
+    """The check before the games awaits a banner for the banner timeout only (the long wait
+    for a cold numba cache is for newgame and the first bestmove): the message names the
+    engine and the answer it did not give, with a remedy, and no engine process is left."""
+    pids = tmp_path / "pids"
+    mute = fake("--hang-at-start", "--pid-file", str(pids))
+    cfg = config(["a=" + fake("--pid-file", str(pids)), "mute=" + mute], hang_timeout=5.0)
+    out = tmp_path / "t"
+    with pytest.raises(TournamentError) as caught:
+        play(cfg, out, banner_timeout=1.0)
+    message = str(caught.value)
+    assert message.startswith(f"engine mute ({mute}) cannot play: hang: no start-up banner (its 'id' line and 'ok') "
+                              "within 1.0 s\nIs the command a UHP engine? One that is only slow to start needs more "
+                              "time: --banner-timeout SECONDS."), message
+    assert "engine a" not in message and message.endswith("No game was played.")
+    assert _nothing_written(out)
+    assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
+
+
+def test_the_tournament_command_takes_the_banner_timeout(tmp_path):
+    """The same through the command line (--banner-timeout), as the user meets it."""
+    pids = tmp_path / "pids"
+    result = subprocess.run(
+        [sys.executable, "-m", "hiveai", "tournament", "--engine", "a=" + fake("--pid-file", str(pids)),
+         "--engine", "mute=" + fake("--hang-at-start", "--pid-file", str(pids)), "--depth", "1", "--games", "2",
+         "--hang-timeout", "5", "--banner-timeout", "1", "--game-type", "Base", "--out", str(tmp_path / "t")],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode == 1
+    assert "Error: engine mute (" in result.stderr and "no start-up banner (its 'id' line and 'ok') within 1.0 s" \
+        in result.stderr and "No game was played." in result.stderr, result.stderr
+    assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
+
+
+def test_the_check_says_what_it_waits_for_when_a_first_move_is_slow(monkeypatch):
+    """newgame and the first bestmove of the check may take a cold compile's time: after
+    SLOW_NOTICE seconds the check says what it waits for (here after 0.1 s, for an engine
+    that thinks a second)."""
     from hiveai.tournament import preflight
 
-    monkeypatch.setattr(preflight, "PROBE_TIMEOUT", 2.0)  # the check's patience (900 s: cold numba caches)
+    monkeypatch.setattr(preflight, "SLOW_NOTICE", 0.1)
+    waits: list[str] = []
+    rejection, notes = check_engine(fake_spec("slow", "--slow", "1"), "Base", wait_note=waits.append)
+    assert rejection is None and notes == []
+    expected = (f"slow: waiting up to {preflight.COMPILE_TIMEOUT:.0f} s for its answer to 'bestmove depth 1' "
+                "(a first game may compile the engine: a cold numba cache takes minutes)")
+    # newgame too may be that slow: the fake engine loads numba after its banner, as hiveai does.
+    assert waits[-1] == expected and waits[:-1] in ([], [expected.replace("bestmove depth 1", "newgame Base")])
+
+
+def test_the_hang_timeout_applies_to_every_answer_in_a_game(tmp_path):
+    """An engine that never answers options, newgame or play loses as hung after the hang
+    timeout (play and pass: at most COMMAND_TIMEOUT), and its process is gone."""
     pids = tmp_path / "pids"
-    cfg = config(["a=" + fake("--pid-file", str(pids)), "b=" + fake("--hang-at-start", "--pid-file", str(pids))])
-    with pytest.raises(TournamentError, match=r"engine b \(.*\) cannot play: hang: no 'ok' within 2.0 s of 'start-up'"):
-        play(cfg, tmp_path / "t")
-    assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
+    ok = fake_spec("ok", "--pid-file", str(pids))
+    hangs = {"options": fake_spec("h0", "--hang-on", "options", "--pid-file", str(pids), options=(("Style", "x"),)),
+             "newgame": fake_spec("h1", "--hang-on", "newgame", "--pid-file", str(pids)),
+             "play": fake_spec("h2", "--hang-on", "play", "--pid-file", str(pids))}
+    rules = referee.Rules(max_plies=20, hang_timeout=1.0)
+    assert rules.command_timeout == 1.0 and referee.Rules(hang_timeout=60).command_timeout == referee.COMMAND_TIMEOUT
+    try:
+        # First a game without a move (a one-ply opening, adjudicated at once), with the default patience:
+        # "ok" and "h2" load their rules engine (numba; seconds on a busy machine) and stay in this
+        # thread's pool, as between the games of a tournament. Then every answer has one second.
+        one_ply = ScheduledGame("g00000", 0, 0, ("ok", "h2"), "ok", "h2", "Base+MLP;InProgress;Black[1];wS1")
+        warm = referee.play_game(referee.GameTask(one_ply, ok, hangs["play"], referee.Rules(max_plies=1)))
+        assert (warm["reason"], warm["forfeit"]) == (referee.MAX_PLIES_REACHED, None), warm["detail"]
+        for i, (command, spec) in enumerate(hangs.items(), 1):
+            r = referee.play_game(game_task(ok, spec, rules, f"g{i:05d}"))
+            assert (r["forfeit"], r["reason"]) == (spec.name, referee.HANG), r["detail"]
+            assert r["detail"].startswith(f"no 'ok' within 1.0 s of '{command} "), r["detail"]
+    finally:
+        referee.close_all()
+    assert len(pids.read_text().split()) == 4 and wait_gone(pids) == []
 
 
 def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path):
@@ -417,7 +473,7 @@ WHOLE_SECONDS = "00:00:00.3000000"  # what --time 0.3 sends
 
 
 def _nothing_written(out: Path) -> bool:
-    return not any((out / name).exists() for name in (STANDINGS_FILE, GAMES_FILE, "tournament.json"))
+    return not any((out / name).exists() for name in (STANDINGS_FILE, GAMES_FILE, CONFIG_FILE))
 
 
 def test_an_engine_that_rejects_fractional_times_stops_the_tournament_before_any_game(tmp_path):
@@ -450,7 +506,7 @@ def test_a_first_game_lost_to_the_set_up_stops_the_tournament(tmp_path, monkeypa
     started beforehand), the first game lost to a rejected limit stops the run unrecorded."""
     from hiveai.tournament import runner
 
-    monkeypatch.setattr(runner, "check_engines", lambda config, say: [])
+    monkeypatch.setattr(runner, "check_engines", lambda config, say, rules, wait_note: [])
     cfg = config(["a=" + fake(), "nk=" + fake("--whole-seconds")], go=["nk:time 00:00:00.5"], games=4)
     out = tmp_path / "t"
     with pytest.raises(TournamentError) as caught:
@@ -504,6 +560,14 @@ def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_pa
     pgns[1].write_text(good[0])
     play(cfg, out, resume=True)
     assert [p.read_text() for p in pgns] == good
+    # ... with the Date the game was played on, kept in its line, not the day of the resume.
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [x["date"] for x in lines] == [read_game(p).tags["Date"] for p in pgns]
+    lines[0]["date"] = "2001.02.03"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    pgns[0].unlink()
+    play(cfg, out, resume=True)
+    assert read_game(pgns[0]).tags["Date"] == "2001.02.03"
     path.write_text("not json\n" + path.read_text())
     with pytest.raises(TournamentError, match=rf"{GAMES_FILE}:1: not a game of this tournament"):
         play(cfg, out, resume=True)
@@ -654,7 +718,7 @@ def test_an_engine_that_hangs_at_start_up_on_a_ray_worker_is_reaped(tmp_path, ra
     """The tournament's path for a game on Ray (a task running play_game on a worker): the engine
     that never starts loses, and the worker leaves no process behind."""
     pids = tmp_path / "pids"
-    rules = referee.Rules(max_plies=20, fresh_engines=True, setup_timeout=2.0)  # fresh: as a Ray run is
+    rules = referee.Rules(max_plies=20, fresh_engines=True, banner_timeout=2.0)  # fresh: as a Ray run is
     task = game_task(fake_spec("ok", "--pid-file", str(pids)),
                      fake_spec("mute", "--hang-at-start", "--pid-file", str(pids)), rules)
     with make_backend(cluster="ray") as backend:
@@ -667,11 +731,24 @@ def test_an_engine_that_hangs_at_start_up_on_a_ray_worker_is_reaped(tmp_path, ra
 
 
 def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
-    # Deterministic and identical: each pair is one result for each colour, so the score is exactly 50 %.
+    # Deterministic and identical: each pair is one result for each colour (a win and a loss, or two
+    # draws), so every pair is in the pentanomial's middle bucket and the score is exactly 50 %. The
+    # SPRT stops at the first pair count whose LLR falls to Wald's lower bound ln(beta / (1 - alpha))
+    # = -2.94: each such pair adds ln(2 - 2 s1) = -0.33 against H1 (+100 Elo: s1 = 0.64; derived in
+    # test_stats.py), so it is the ninth, at LLR -2.95.
+    sprt = Sprt(0, 100, 0.05, 0.05)
+    lower, upper = sprt.bounds
+    pairs = next(n for n in itertools.count(1) if sprt.llr([0, 0, n, 0, 0]) <= lower)
+    assert (pairs, round(sprt.llr([0, 0, pairs, 0, 0]), 2), round(lower, 2)) == (9, -2.95, -2.94)
     cfg = config(["a=" + fake(), "b=" + fake()], games=40, sprt=[0, 100, 0.05, 0.05], max_plies=40)
     records, screen = play(cfg, tmp_path / "t", concurrency=2)
-    assert "pairs: H0 accepted" in screen and "LLR -2.95 (-2.94, 2.94) after 9 pairs" in screen
-    assert 18 <= len(records) <= 18 + 2  # stopped at the decision; games already running are kept
+    assert "pairs: H0 accepted" in screen
+    assert f"LLR {sprt.llr([0, 0, pairs, 0, 0]):.2f} ({lower:.2f}, {upper:.2f}) after {pairs} pairs" in screen
+    # Stopped at the decision, and the games already running are kept. Games start in order, two at a time
+    # (concurrency 2), and finish in any order: when the ninth pair completes, at most one game still runs,
+    # and beside the nine pairs at most two have one finished game (that game's partner, and the last pair
+    # started). So at most 2 * 9 + 3 games.
+    assert 2 * pairs <= len(records) <= 2 * pairs + 3
 
 
 def test_sprt_against_a_much_weaker_engine_accepts_h1(tmp_path):

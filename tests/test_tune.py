@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -59,8 +60,29 @@ def test_selfplay_resumes_without_replaying_or_losing_games(tmp_path):
     records = selfplay(tmp_path, tasks, concurrency=2, on_game=lambda r, done, total: seen.append(r["id"]))
     assert sorted(r["id"] for r in records) == sorted(t.id for t in tasks)
     assert sorted(seen) == ["Base-00002", "Base-00003"]  # only the missing ones were played
-    lines = [json.loads(x) for x in path.read_text().splitlines() if x.startswith("{") and x.endswith("}")]
-    assert len(lines) == 4
+    assert [json.loads(x)["id"] for x in path.read_text().splitlines()].count("Base-00003") == 1
+    assert len(path.read_text().splitlines()) == 4  # the cut-short line is gone
+    path.write_text(path.read_text() + "not json\n")  # anything else is named, not skipped
+    with pytest.raises(ValueError, match=rf"{GAMES_FILE}:5: not JSON"):
+        selfplay(tmp_path, tasks)
+
+
+def test_a_second_run_on_the_same_out_stops_at_once_naming_the_first(tmp_path):
+    """Two runs on one folder would interleave their appends: the second is refused before it plays."""
+    from click.testing import CliRunner
+
+    from hiveai.cli import main
+    from hiveai.durable import DirectoryLock, LockedError
+
+    tasks = selfplay_tasks(["Base"], 1, seed=3, depth=1)
+    with DirectoryLock(tmp_path):  # what a running tune holds
+        for call in (lambda: selfplay(tmp_path, tasks), lambda: tune(tmp_path, ["Base"], 1, depth=1)):
+            with pytest.raises(LockedError, match=rf"in use by another process \(pid {os.getpid()}\)"):
+                call()
+        result = CliRunner().invoke(main, ["tune", "--game-type", "Base", "--games", "1", "--out", str(tmp_path)])
+        assert result.exit_code == 1 and "another tune run is writing its games there" in result.output
+    assert not (tmp_path / GAMES_FILE).exists()
+    assert len(selfplay(tmp_path, tasks)) == 1  # once the other run is gone
 
 
 def _random_games(game_type: str, count: int, plies: int, seed: int) -> list[list[int]]:

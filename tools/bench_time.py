@@ -25,7 +25,7 @@ import time
 from bench_uhp import Pipe  # tools/ is the script's own folder
 
 from hiveai.bench import POSITIONS
-from hiveai.tournament.schedule import format_timespan
+from hiveai.timeman import format_timespan
 
 
 def timed(p: Pipe, command: str) -> tuple[float, list[str]]:

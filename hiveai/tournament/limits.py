@@ -4,22 +4,31 @@ One place for them, and cheap to import (the CLI shows them as defaults
 before anything heavy loads). How they are used: :mod:`.referee`.
 """
 
-# Seconds, unless named otherwise.
-# Start-up banner, options and newgame of a started engine. Covers a Python
-# engine's imports plus loading a warm numba cache (hiveai: about 0.6 s);
-# the check before the games (PROBE_TIMEOUT, hiveai.tournament.preflight) warms a cold cache.
-SETUP_TIMEOUT = 60.0
-# The check before a tournament: a cold numba cache compiles every kernel
-# (the test-suite allows the same 900 s for that, tests/uhp_client.py).
-PROBE_TIMEOUT = 900.0
-# Replies to play/pass: a rules update takes milliseconds.
+# Seconds, unless named otherwise. How long each answer is awaited: docs/tournament-timeouts.md.
+# The start-up banner (``id ...`` and ``ok``), in the check before the games and in
+# games (--banner-timeout). An engine prints it before any heavy loading: hiveai
+# does before numba loads (0.13-0.17 s measured on a loaded 2-core machine), so
+# ten seconds is generous, and an engine that is mute (not a UHP engine, or hung)
+# costs ten seconds, not minutes.
+BANNER_TIMEOUT = 10.0
+# The check before the games waits this long for an engine's ``newgame`` and its
+# first ``bestmove``, where a cold numba cache compiles every kernel (hiveai's
+# newgame waits for it: 31 s measured on a loaded 2-core machine, minutes under
+# heavier load; the test-suite allows the same 900 s for that, tests/uhp_client.py).
+# Every other answer has --hang-timeout.
+COMPILE_TIMEOUT = 900.0
+# After this long without that answer, the check says on stderr what it waits for.
+SLOW_NOTICE = 5.0
+# Replies to play/pass: a rules update takes milliseconds (--hang-timeout, if
+# shorter, applies instead).
 COMMAND_TIMEOUT = 10.0
 # Time mode: a bestmove with budget B hangs after B + max(HANG_MARGIN_MIN,
 # HANG_MARGIN_FRACTION * B): well past any honest overrun, short enough that
 # a hung engine costs one game, not the tournament.
 HANG_MARGIN_MIN = 1.0
 HANG_MARGIN_FRACTION = 0.5
-# Other limits (depth): how long one bestmove may take (--hang-timeout).
+# How long any other answer in a game may take (--hang-timeout): options,
+# newgame, a bestmove with a limit other than time (depth).
 DEPTH_HANG_TIMEOUT = 60.0
 # Clock overstep: a move answered after B * (1 + TIME_TOLERANCE) +
 # TIME_TOLERANCE_MS loses; the slack absorbs pipe and scheduler latency.

@@ -5,8 +5,12 @@ every game by forfeit, and a score made of such forfeits says nothing about
 strength. So the run stops, naming the engine, the command and the answer,
 with a remedy:
 
-* before the first game, by :func:`check_engines` (engines started here once,
-  with a long timeout, which also warms a cold numba cache);
+* before the first game, by :func:`check_engines`: each engine is started
+  once, which also warms a cold numba cache. The banner and the option
+  replies have their deadlines of a game (the banner timeout, the hang
+  timeout), so a mute engine costs seconds; only ``newgame`` and the first
+  ``bestmove`` wait up to COMPILE_TIMEOUT, for a compile, saying what they
+  wait for after SLOW_NOTICE seconds (docs/tournament-timeouts.md);
 * at the first game an engine loses that way, by :func:`setup_failure`: the
   only check on a Ray cluster, whose engines are not started beforehand.
 
@@ -23,12 +27,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from hiveai.tournament.limits import PROBE_TIMEOUT
+from hiveai.tournament.limits import COMPILE_TIMEOUT, SLOW_NOTICE
 from hiveai.tournament.referee import (
+    BANNER,
     ENGINE_ERROR,
+    HANG,
     EngineFailure,
     EngineProcess,
     GameLog,
+    Rules,
     move_budget,
     single_thread_options,
 )
@@ -70,8 +77,14 @@ def _rejected(lines: list[str]) -> str | None:
     return next((ln for ln in lines if ln.startswith(_REJECTED)), None)
 
 
-def check_engine(spec: EngineSpec, game_type: str) -> tuple[Rejection | None, list[str]]:
+def check_engine(spec: EngineSpec, game_type: str, rules: Rules = Rules(),
+                 wait_note: Callable[[str], None] = lambda text: None) -> tuple[Rejection | None, list[str]]:
     """Start ``spec`` once: set its options, begin a ``game_type`` game, ask its first move.
+
+    The banner is awaited for ``rules.banner_timeout``, option replies for
+    ``rules.hang_timeout``; ``newgame`` and the ``bestmove`` for COMPILE_TIMEOUT
+    (a cold numba cache compiles there), and if either takes more than
+    SLOW_NOTICE seconds, ``wait_note`` is told what is awaited.
 
     Returns the first command it rejected (None if none) and lines to print: a
     note when a hiveai engine is set to one thread, warnings about a
@@ -80,23 +93,31 @@ def check_engine(spec: EngineSpec, game_type: str) -> tuple[Rejection | None, li
     """
     log = GameLog()
     engine = EngineProcess(replace(spec, options=()), log)  # options set below, answers checked
+
+    def patient(command: str) -> tuple[list[str], float]:
+        def note() -> None:
+            wait_note(f"{spec.name}: waiting up to {COMPILE_TIMEOUT:.0f} s for its answer to '{command}' "
+                      "(a first game may compile the engine: a cold numba cache takes minutes)")
+
+        return engine.command(command, COMPILE_TIMEOUT, slow=(SLOW_NOTICE, note))
+
     try:
-        banner = engine.handshake(PROBE_TIMEOUT)
+        banner = engine.handshake(rules.banner_timeout, rules.hang_timeout)
         notes = []
         if single_thread_options(spec, banner):
             notes.append(f"note: {spec.name} is hiveai: set to NumThreads 1 (one core per engine keeps timed "
                          f"games fair; --option {spec.name}:NumThreads=N overrides)")
         for name, value in spec.options:
             command = f"options set {name} {value}"
-            bad = _rejected(engine.command(command, PROBE_TIMEOUT)[0])
+            bad = _rejected(engine.command(command, rules.hang_timeout)[0])
             if bad is not None:
                 return Rejection(spec, command, bad), notes
-        lines, _ = engine.command(f"newgame {game_type}", PROBE_TIMEOUT)
+        lines, _ = patient(f"newgame {game_type}")
         if not lines or lines[0].startswith(_REJECTED):
             raise EngineFailure(ENGINE_ERROR, f"'newgame {game_type}' answered {lines[:1]}")
         command = f"bestmove {spec.go}"
         try:
-            lines, _ = engine.command(command, PROBE_TIMEOUT)
+            lines, _ = patient(command)
         except EngineFailure as e:
             return None, notes + [f"warning: {spec.name}: '{command}' before the first game: {e}"]
         bad = _rejected(lines)
@@ -107,17 +128,29 @@ def check_engine(spec: EngineSpec, game_type: str) -> tuple[Rejection | None, li
         return None, notes
     except EngineFailure as e:
         engine.kill()  # it failed to start or to begin a game: a hung engine would not answer "exit" anyway
-        e.detail = f"{e.detail}\n--- engine transcript ---\n{log.text()}"
+        transcript = log.text() or "(nothing: the engine wrote no line)\n"
+        e.detail = f"{e.detail}{_remedy(e)}\n--- engine transcript ---\n{transcript}"
         raise
     finally:
         engine.close()
 
 
-def check_engines(config: TournamentConfig, say: Callable[[str], None]) -> list[str]:
-    """Check every engine (in parallel); returns one message per engine that cannot play
-    (empty: all is well). Notes and warnings go to ``say``."""
+def _remedy(failure: EngineFailure) -> str:
+    """What to try when an engine failed the check (empty: nothing to suggest)."""
+    if failure.reason == HANG and BANNER in failure.detail:
+        return ("\nIs the command a UHP engine? One that is only slow to start needs more time: "
+                "--banner-timeout SECONDS.")
+    if failure.reason == HANG:
+        return "\nAn engine that is only slow to answer needs more time: --hang-timeout SECONDS."
+    return ""
+
+
+def check_engines(config: TournamentConfig, say: Callable[[str], None], rules: Rules = Rules(),
+                  wait_note: Callable[[str], None] = lambda text: None) -> list[str]:
+    """Check every engine (in parallel, see :func:`check_engine`); returns one message
+    per engine that cannot play (empty: all is well). Notes and warnings go to ``say``."""
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futures = {e.name: pool.submit(check_engine, e, config.game_type) for e in config.engines}
+        futures = {e.name: pool.submit(check_engine, e, config.game_type, rules, wait_note) for e in config.engines}
         failures = []
         for e in config.engines:
             try:

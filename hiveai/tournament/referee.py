@@ -11,10 +11,12 @@ what an engine declares (the one exception, a draw claim, is below). A game
 is lost by the engine that
 
 * crashes (its process exits or closes its pipes),
-* hangs: no ``ok`` within the move budget plus max(1 s, half the budget)
-  in time mode (``bestmove time``), or within ``hang_timeout`` (default
-  60 s) for any other limit such as ``depth``; or no start-up banner,
-  option reply or ``newgame`` reply within ``setup_timeout`` (60 s),
+* hangs: no start-up banner within ``banner_timeout`` (10 s); no ``ok``
+  to a ``bestmove`` within the move budget plus max(1 s, half the budget)
+  in time mode (``bestmove time``); no ``ok`` to any other command within
+  ``hang_timeout`` (default 60 s: options, ``newgame``, a ``bestmove``
+  with any other limit such as ``depth``), or to ``play``/``pass`` within
+  10 s if that is shorter (docs/tournament-timeouts.md),
 * oversteps its clock: a ``bestmove time T`` answer that took longer than
   T * (1 + 10 %) + 100 ms (both tolerances are settings),
 * answers with an illegal move, with output that is no move at all, with
@@ -50,6 +52,7 @@ import time
 import weakref
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 from hiveai.board import Board
 from hiveai.errors import GameStringError, IllegalMoveError, MoveStringError
@@ -57,13 +60,13 @@ from hiveai.notation import FINISHED, read_game_string
 from hiveai.text import plural
 from hiveai.timeman import parse_timespan
 from hiveai.tournament.limits import (
+    BANNER_TIMEOUT,
     COMMAND_TIMEOUT,
     DEPTH_HANG_TIMEOUT,
     EXIT_GRACE,
     HANG_MARGIN_FRACTION,
     HANG_MARGIN_MIN,
     MAX_PLIES,
-    SETUP_TIMEOUT,
     TIME_TOLERANCE,
     TIME_TOLERANCE_MS,
 )
@@ -124,6 +127,9 @@ def single_thread_options(spec: EngineSpec, banner: list[str]) -> list[tuple[str
     return [THREADS_OPTION]
 
 
+# What the start-up banner is called in the log and in a hang's detail.
+BANNER = "start-up"
+
 # Every running engine, so a shutdown can stop them all (close_all). Pool threads
 # add and remove engines while close_all may be copying the set: always under the lock.
 _LIVE: weakref.WeakSet[EngineProcess] = weakref.WeakSet()
@@ -167,14 +173,15 @@ class EngineProcess:
         how = f"exited with code {code}" if code is not None else "closed its output"
         return EngineFailure(CRASH, f"{how} during '{during}'")
 
-    def handshake(self, timeout: float) -> list[str]:
-        """Read the start-up banner and set the spec's options; returns the banner.
+    def handshake(self, banner_timeout: float, timeout: float) -> list[str]:
+        """Read the start-up banner (within ``banner_timeout``) and set the spec's
+        options (each answered within ``timeout``); returns the banner.
 
         A hiveai engine (its ``id`` line says ``id hiveai``) is first set to
         one search thread, unless the spec sets NumThreads itself: timed
         games are only fair when every engine gets one core.
         """
-        banner = self._reply(timeout, "start-up")
+        banner = self._reply(banner_timeout, BANNER)
         for name, value in single_thread_options(self.spec, banner) + list(self.spec.options):
             lines, _ = self.command(f"options set {name} {value}", timeout)
             bad = [ln for ln in lines if ln.startswith(("err", "invalidmove"))]
@@ -182,8 +189,13 @@ class EngineProcess:
                 raise EngineFailure(ENGINE_ERROR, f"option {name}={value} rejected: {bad[0]}")
         return banner
 
-    def command(self, line: str, timeout: float) -> tuple[list[str], float]:
-        """Send one command; return its reply lines (before ``ok``) and the seconds it took."""
+    def command(self, line: str, timeout: float, *,
+                slow: tuple[float, Callable[[], None]] | None = None) -> tuple[list[str], float]:
+        """Send one command; return its reply lines (before ``ok``) and the seconds it took.
+
+        ``slow = (seconds, call)``: ``call()`` once if the ``ok`` has not come after
+        ``seconds`` (to say what a long wait is for).
+        """
         while True:  # output between commands would be taken for the next reply
             try:
                 stray = self._lines.get_nowait()
@@ -199,17 +211,27 @@ class EngineProcess:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise self._exited(line) from None
-        lines = self._reply(timeout, line)
+        lines = self._reply(timeout, line, slow)
         return lines, time.monotonic() - start
 
-    def _reply(self, timeout: float, what: str) -> list[str]:
+    def _reply(self, timeout: float, what: str, slow: tuple[float, Callable[[], None]] | None = None) -> list[str]:
         deadline = time.monotonic() + timeout
+        notice_at, notice = (None, None) if slow is None else (time.monotonic() + slow[0], slow[1])
         out: list[str] = []
         while True:
+            now = time.monotonic()
+            if notice_at is not None and now >= notice_at:
+                notice_at = None
+                notice()
+            wait = deadline - now if notice_at is None else min(deadline, notice_at) - now
             try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                line = self._lines.get(timeout=max(0.0, wait))
             except queue.Empty:
-                raise EngineFailure(HANG, f"no 'ok' within {timeout:.1f} s of '{what}'") from None
+                if time.monotonic() < deadline:
+                    continue  # the notice is due, not the deadline
+                detail = (f"no start-up banner (its 'id' line and 'ok') within {timeout:.1f} s" if what == BANNER
+                          else f"no 'ok' within {timeout:.1f} s of '{what}'")
+                raise EngineFailure(HANG, detail) from None
             if line is None:
                 self._lines.put(None)  # later reads see the end too
                 raise self._exited(what)
@@ -263,7 +285,7 @@ class _Pool(threading.local):
 _POOL = _Pool()
 
 
-def _start(spec: EngineSpec, log: GameLog, keep: bool, timeout: float) -> EngineProcess:
+def _start(spec: EngineSpec, log: GameLog, keep: bool, rules: Rules) -> EngineProcess:
     """This thread's running engine for ``spec``, or a new one (handshake done).
 
     A new engine that fails its handshake (hangs at start-up, rejects an
@@ -276,7 +298,7 @@ def _start(spec: EngineSpec, log: GameLog, keep: bool, timeout: float) -> Engine
     if engine is None:
         engine = EngineProcess(spec, log)
         try:
-            engine.handshake(timeout)
+            engine.handshake(rules.banner_timeout, rules.hang_timeout)
         except BaseException:  # EngineFailure, or Ctrl-C during the wait
             engine.kill()
             raise
@@ -299,7 +321,12 @@ class Rules:
     time_tolerance_ms: float = TIME_TOLERANCE_MS
     hang_timeout: float = DEPTH_HANG_TIMEOUT
     fresh_engines: bool = False
-    setup_timeout: float = SETUP_TIMEOUT
+    banner_timeout: float = BANNER_TIMEOUT
+
+    @property
+    def command_timeout(self) -> float:
+        """How long a ``play`` or ``pass`` may take."""
+        return min(COMMAND_TIMEOUT, self.hang_timeout)
 
 
 @dataclass(frozen=True)
@@ -371,11 +398,11 @@ class _Game:
         newgame = "newgame " + (opening if self.board.ply else self.board.game_type_string)
         for side in (0, 1):
             try:
-                self.engines[side] = _start(self.specs[side], self.log, not rules.fresh_engines, rules.setup_timeout)
+                self.engines[side] = _start(self.specs[side], self.log, not rules.fresh_engines, rules)
             except EngineFailure as e:
                 e.side = side
                 raise
-            lines, _ = self.ask(side, newgame, rules.setup_timeout)
+            lines, _ = self.ask(side, newgame, rules.hang_timeout)
             self.check_game_string(side, lines, newgame)
 
     def adjudicate(self) -> tuple[str, str, str] | None:
@@ -425,7 +452,7 @@ class _Game:
         mover = 1 - self.board.turn
         outcome = None
         for side in (mover, 1 - mover):
-            lines, _ = self.ask(side, line, COMMAND_TIMEOUT)
+            lines, _ = self.ask(side, line, self.task.rules.command_timeout)
             state = self.check_game_string(side, lines, line)
             name = self.specs[side].name
             referee_state = self.board.state

@@ -3,7 +3,8 @@
 ``report.html`` holds the standings and the Elo table of each encounter (the
 same rows as ``standings.txt``), the notes under them and the list of games,
 each linked to its replay page ``replays/<id>.html`` (:func:`hiveai.pages.replay_page`:
-the board with step buttons and the move list) and its PGN. Everything is
+the board with step buttons and the move list) and its PGN; the folder's layout is
+:mod:`hiveai.tournament.layout`. Everything is
 computed from the game records, like the standings, so a resumed run writes
 the same report.
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from hiveai.pages import page, replay_page, table
 from hiveai.text import plural
+from hiveai.tournament.layout import REPORT_FILE, pgn_path, replay_path
 from hiveai.tournament.schedule import TournamentConfig
 from hiveai.tournament.standings import (
     ENCOUNTERS_TITLE,
@@ -25,19 +27,9 @@ from hiveai.tournament.standings import (
 )
 from hiveai.tournament.stats import Sprt
 
-REPORT_FILE = "report.html"
-REPLAY_DIR = "replays"
-
-
-def replay_path(out: Path, record: dict) -> Path:
-    """Where the replay page of a finished game goes."""
-    return out / REPLAY_DIR / f"{record['id']}.html"
-
 
 def _pgn_link(record: dict) -> str:
-    """The game's PGN relative to the output directory (where the runner writes it)."""
-    from hiveai.tournament.runner import pgn_path  # the runner imports this module
-
+    """The game's PGN relative to the output directory."""
     return pgn_path(Path(), record).as_posix()
 
 
@@ -71,7 +63,7 @@ def report_html(records: list[dict], config: TournamentConfig, total: int, sprt:
     body.append("<h2>Games</h2><div class=\"scroll\"><table><thead><tr><th>Game</th><th>White</th><th>Black</th>"
                 "<th>Result</th><th>How</th><th class=\"num\">Plies</th><th>PGN</th></tr></thead><tbody>")
     for r in sorted(records, key=lambda r: r["index"]):
-        body.append(f'<tr><td><a href="{REPLAY_DIR}/{escape(r["id"])}.html">{escape(r["id"])}</a></td>'
+        body.append(f'<tr><td><a href="{escape(replay_path(Path(), r).as_posix())}">{escape(r["id"])}</a></td>'
                     f'<td>{escape(r["white"])}</td><td>{escape(r["black"])}</td><td>{escape(r["result"])}</td>'
                     f'<td>{escape(r["reason"])}</td><td class="num">{r["plies"]}</td>'
                     f'<td><a href="{escape(_pgn_link(r))}">PGN</a></td></tr>')

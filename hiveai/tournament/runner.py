@@ -1,10 +1,10 @@
 """The match loop: play the schedule on a backend, keep every finished game, show the score.
 
-Files in the output directory (``--out``):
+Files in the output directory (``--out``; their names: :mod:`hiveai.tournament.layout`):
 
 * ``tournament.json`` -- the configuration; ``--resume`` checks it matches.
 * ``games.jsonl`` -- one JSON line per finished game (engines, colours,
-  opening, result, reason, plies, GameString, per-move times, flags),
+  opening, result, reason, plies, GameString, per-move times, flags, date),
   appended, flushed and fsynced as each game ends. It is the record of
   truth: a game is finished once its line is there.
 * ``pgn/<id>-<white>-<black>.pgn`` -- each game in Mzinga's PGN dialect
@@ -13,6 +13,10 @@ Files in the output directory (``--out``):
 * ``standings.txt`` -- the standings so far, replaced after every game.
 * ``report.html`` -- the same as a web page, each game linked to its replay
   page ``replays/<id>.html`` (:mod:`hiveai.tournament.report`).
+
+Every file but ``games.jsonl`` is written whole and atomically
+(:func:`hiveai.durable.replace_atomically`): a kill leaves the old file or the
+new one, never half of one.
 
 One run at a time writes an output directory: a second run started on the
 same ``--out`` stops at once with an error (:class:`hiveai.durable.DirectoryLock`).
@@ -36,10 +40,10 @@ from typing import Iterator, TextIO
 from hiveai.durable import (
     DirectoryLock,
     LockedError,
-    append_line,
-    complete_lines,
+    RecordLineError,
+    append_json_line,
+    read_json_lines,
     replace_atomically,
-    trim_partial_line,
 )
 from hiveai.gamerecord import GameRecord, GameRecordError, read_game
 from hiveai.notation import read_game_string
@@ -47,16 +51,23 @@ from hiveai.text import plural
 from hiveai.backend import make_backend
 from hiveai.tournament.preflight import check_engines, setup_failure
 from hiveai.tournament.referee import GameTask, Rules, close_all, move_budget, play_game
-from hiveai.tournament.report import REPLAY_DIR, REPORT_FILE, replay_html, replay_path, report_html
+from hiveai.tournament.layout import (
+    CONFIG_FILE,
+    GAME_DIRS,
+    GAMES_FILE,
+    LOG_DIR,
+    PGN_DIR,
+    REPORT_FILE,
+    STANDINGS_FILE,
+    log_path,
+    pgn_path,
+    replay_path,
+)
+from hiveai.tournament.limits import BANNER_TIMEOUT
+from hiveai.tournament.report import replay_html, report_html
 from hiveai.tournament.schedule import ScheduledGame, TournamentConfig
 from hiveai.tournament.standings import progress_line, sprt_state, standings_text
 from hiveai.tournament.stats import Sprt
-
-CONFIG_FILE = "tournament.json"
-GAMES_FILE = "games.jsonl"
-STANDINGS_FILE = "standings.txt"
-PGN_DIR = "pgn"
-LOG_DIR = "logs"
 
 
 class TournamentError(Exception):
@@ -75,13 +86,14 @@ def load_records(path: Path, schedule: dict[str, ScheduledGame]) -> list[dict]:
     """
     records: list[dict] = []
     seen: set[str] = set()
-    for no, line in enumerate(complete_lines(trim_partial_line(path).decode("utf-8")), 1):
-        if not line.strip():
-            continue
+    try:
+        lines = read_json_lines(path)
+    except RecordLineError as e:
+        raise TournamentError(f"{path}:{e.line}: not a game of this tournament's schedule ({e.reason})") from None
+    for no, record in lines:
         try:
-            record = json.loads(line)
             game = schedule[record["id"]]
-        except (json.JSONDecodeError, KeyError, TypeError) as e:
+        except (KeyError, TypeError) as e:
             raise TournamentError(f"{path}:{no}: not a game of this tournament's schedule ({e})") from None
         if (record.get("white"), record.get("black"), record.get("opening")) != (game.white, game.black, game.opening):
             raise TournamentError(f"{path}:{no}: game {game.id} does not match the schedule in {CONFIG_FILE}")
@@ -92,20 +104,21 @@ def load_records(path: Path, schedule: dict[str, ScheduledGame]) -> list[dict]:
     return records
 
 
-def append_record(path: Path, record: dict) -> None:
-    """Append one game's line and make it durable before going on."""
-    append_line(path, json.dumps(record))
-
-
-def pgn_path(out: Path, record: dict) -> Path:
-    return out / PGN_DIR / f"{record['id']}-{record['white']}-{record['black']}.pgn"
+def pgn_date(day: datetime.date) -> str:
+    """A PGN Date tag's value: ``YYYY.MM.DD``."""
+    return day.strftime("%Y.%m.%d")
 
 
 def game_record(record: dict, config: TournamentConfig) -> GameRecord:
-    """The PGN-able record of a finished game."""
+    """The PGN-able record of a finished game.
+
+    Its Date is the one saved in the game's line (``date``, set when the game
+    ended), so a PGN written again on ``--resume`` keeps the day the game was
+    played; lines from runs before that field existed get today's.
+    """
     fields = read_game_string(record["game_string"])
     tags = {
-        "Date": datetime.date.today().strftime("%Y.%m.%d"),
+        "Date": record.get("date") or pgn_date(datetime.date.today()),
         "Event": "hiveai tournament",
         "Round": str(record["pair"] + 1),
         "White": record["white"],
@@ -181,9 +194,8 @@ def _prepare(config: TournamentConfig, out: Path, resume: bool) -> bool:
 def _save(config: TournamentConfig, out: Path, new: bool) -> None:
     """Create the output directory's folders, and save a new tournament's configuration."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / PGN_DIR).mkdir(exist_ok=True)
-    (out / LOG_DIR).mkdir(exist_ok=True)
-    (out / REPLAY_DIR).mkdir(exist_ok=True)
+    for folder in GAME_DIRS:
+        (out / folder).mkdir(exist_ok=True)
     if new:
         replace_atomically(out / CONFIG_FILE, json.dumps(config.to_json(), indent=1) + "\n")
 
@@ -207,8 +219,15 @@ def _warnings(config: TournamentConfig, slots: int, cluster: str | None) -> list
 
 
 def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, concurrency: int = 1,
-        cluster: str | None = None, stream: TextIO | None = None) -> list[dict]:
+        cluster: str | None = None, stream: TextIO | None = None, banner_timeout: float = BANNER_TIMEOUT,
+        stderr: TextIO | None = None) -> list[dict]:
     """Play (the rest of) the tournament; returns every finished game's record.
+
+    ``stream`` (default stdout) shows the progress and the standings; ``stderr``
+    (default ``sys.stderr``) what the check before the games waits for when an
+    engine is slow to begin. ``banner_timeout`` is how long an engine may take to print
+    its start-up banner (docs/tournament-timeouts.md): a setting of this machine,
+    like ``concurrency``, not of the tournament, so it is not saved with it.
 
     Raises TournamentError for problems the user must fix, among them an engine that
     rejects its set-up (:mod:`.preflight`): then no game is played, or the game lost
@@ -223,15 +242,19 @@ def run(config: TournamentConfig, out: str | Path, *, resume: bool = False, conc
         raise TournamentError(f"{e}: another tournament is writing its records there. Wait for it to end, "
                               "or choose another --out") from None
     try:
-        return _run(config, out, resume, concurrency, cluster, stream)
+        return _run(config, out, resume, concurrency, cluster, stream, banner_timeout, stderr)
     finally:
         lock.release()
 
 
 def _run(config: TournamentConfig, out: Path, resume: bool, concurrency: int, cluster: str | None,
-         stream: TextIO | None) -> list[dict]:
+         stream: TextIO | None, banner_timeout: float, stderr: TextIO | None) -> list[dict]:
     """:func:`run`, with the output directory locked."""
     screen = _Screen(stream or sys.stdout)
+
+    def wait_note(text: str) -> None:
+        print(text, file=stderr or sys.stderr, flush=True)
+
     new = _prepare(config, out, resume)
     schedule = config.schedule()
     by_id = {g.id: g for g in schedule}
@@ -267,14 +290,15 @@ def _run(config: TournamentConfig, out: Path, resume: bool, concurrency: int, cl
         try:
             for w in _warnings(config, backend.slots, cluster):
                 screen.say(w)
+            rules = Rules(config.max_plies, config.repetition, config.time_tolerance, config.time_tolerance_ms,
+                          config.hang_timeout, fresh_engines=config.restart or cluster is not None,
+                          banner_timeout=banner_timeout)
             if cluster is None:
-                failures = check_engines(config, screen.say)
+                failures = check_engines(config, screen.say, rules, wait_note)
                 if failures:
                     raise TournamentError("\n".join(failures) + ("\nNo game was played in this run." if records
                                                                   else "\nNo game was played."))
             _save(config, out, new)
-            rules = Rules(config.max_plies, config.repetition, config.time_tolerance, config.time_tolerance_ms,
-                          config.hang_timeout, fresh_engines=config.restart or cluster is not None)
 
             def tasks() -> Iterator[GameTask]:
                 for g in todo:
@@ -285,15 +309,15 @@ def _run(config: TournamentConfig, out: Path, resume: bool, concurrency: int, cl
             start = time.monotonic()
             screen.progress(progress_line(records, names, total, sprt))
             for record in backend.imap_unordered(play_game, tasks()):
-                log = record.pop("log", "")
-                (out / LOG_DIR / f"{record['id']}.log").write_text(log, encoding="utf-8")
+                record["date"] = pgn_date(datetime.date.today())  # the day it was played, kept on resume
+                replace_atomically(log_path(out, record), record.pop("log", ""))
                 rejection = setup_failure(record, config)
                 if rejection is not None:  # a forfeit made by the set-up is no result: stop, record nothing
                     raise TournamentError(f"{rejection.message()}\nStopped at game {record['id']} (its log: "
-                                          f"{out / LOG_DIR / (record['id'] + '.log')}); it is not recorded.")
+                                          f"{log_path(out, record)}); it is not recorded.")
                 replace_atomically(pgn_path(out, record), game_record(record, config).to_pgn())
                 replace_atomically(replay_path(out, record), replay_html(record, config.game_type))
-                append_record(games_path, record)
+                append_json_line(games_path, record)
                 records.append(record)
                 replace_atomically(out / STANDINGS_FILE, standings_text(records, names, total, sprt))
                 replace_atomically(out / REPORT_FILE, report_html(records, config, total, sprt))

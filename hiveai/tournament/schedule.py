@@ -23,6 +23,7 @@ from pathlib import Path
 from hiveai.board import Board
 from hiveai.gamerecord import read_games
 from hiveai.text import plural
+from hiveai.timeman import format_timespan
 from hiveai.tournament.limits import DEFAULT_RANDOM_PLIES
 
 # Attempts at drawing a random opening not drawn before, before a duplicate
@@ -78,16 +79,6 @@ def _split_named(text: str, flag: str) -> tuple[str, str]:
     if not colon or not name.strip() or not rest.strip():
         raise ValueError(f'{flag} "{text}": expected NAME:VALUE')
     return name.strip(), rest.strip()
-
-
-def format_timespan(seconds: float) -> str:
-    """``hh:mm:ss[.fffffff]``, the .NET TimeSpan layout UHP's ``bestmove time`` takes."""
-    ticks = round(seconds * 10_000_000)
-    whole, frac = divmod(ticks, 10_000_000)
-    h, rem = divmod(whole, 3600)
-    m, s = divmod(rem, 60)
-    text = f"{h:02d}:{m:02d}:{s:02d}"
-    return text + f".{frac:07d}" if frac else text
 
 
 def configure_engines(engines: list[str], options: list[str], go: list[str],

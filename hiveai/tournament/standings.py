@@ -12,6 +12,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from hiveai.outcome import BLACK, WHITE, points
 from hiveai.text import plural
 from hiveai.tournament.results import FORFEITS
 from hiveai.tournament.stats import EloEstimate, Sprt, pair_points, pentanomial_elo, wdl_elo
@@ -50,10 +51,8 @@ class Tally:
 
 
 def score_of(record: dict, name: str) -> float:
-    """1, 0.5 or 0: what ``name`` scored in this game."""
-    if record["winner"] is None:
-        return 0.5
-    return 1.0 if record["winner"] == name else 0.0
+    """1, 0.5 or 0: what ``name`` (one of the game's two engines) scored in this game."""
+    return points(record["result"], WHITE if record["white"] == name else BLACK)
 
 
 def complete_pairs(records: list[dict]) -> dict[tuple[str, str, int], tuple[dict, dict]]:

@@ -19,6 +19,7 @@ From ply N on (plies already played when asked, opening included) it can:
 and independently of the ply:
 
   --hang-at-start   never print the start-up banner (and ignore all input)
+  --hang-on CMD     never answer the command CMD (options, newgame, play, ...)
   --shuffle         move the piece it moved last back where it came from, when it can
                     (two shufflers repeat positions)
   --claim-repetition  declare "Draw" when its own count of the position reaches three,
@@ -46,6 +47,7 @@ def main() -> int:
     p.add_argument("--slow", type=float, default=0.0)
     for flag in ("first", "whole-seconds", "no-options", "hang-at-start", "shuffle", "claim-repetition"):
         p.add_argument("--" + flag, action="store_true")
+    p.add_argument("--hang-on")
     p.add_argument("--pid-file")
     p.add_argument("--name", default="fake")
     a = p.parse_args()
@@ -55,7 +57,6 @@ def main() -> int:
     if a.hang_at_start:
         time.sleep(3600)
         return 0
-    from hiveai.board import Board  # after the two lines above, which must be quick: loads numba
 
     board = None  # a hiveai.board.Board once a game exists
     seen: Counter[int] = Counter()  # positions of this game, for --claim-repetition
@@ -75,7 +76,9 @@ def main() -> int:
             gs[1] = "WhiteWins"
         return ";".join(gs)
 
-    out(f"id {a.name}", "Mosquito;Ladybug;Pillbug", "ok")
+    out(f"id {a.name}", "Mosquito;Ladybug;Pillbug", "ok")  # at once, as hiveai does (before numba loads)
+    from hiveai.board import Board  # loads numba: the first reply after the banner waits for it
+
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -83,6 +86,8 @@ def main() -> int:
         cmd, rest = words[0], line.strip()[len(words[0]):].strip()
         if cmd == "exit":
             return 0
+        if cmd == a.hang_on:
+            time.sleep(3600)
         if cmd == "info":
             out(f"id {a.name}", "Mosquito;Ladybug;Pillbug")
         elif cmd == "options":
