@@ -624,7 +624,7 @@ def test_26_pipelining_and_eof(fresh_engine):
     e = fresh_engine(read_banner=False)
     e.proc.stdin.write(f"newgame {MIDGAME}\nbestmove depth 1\n".encode())
     e.proc.stdin.close()
-    code = e.proc.wait(10)
+    code = e.proc.wait(TIMEOUT)  # a bound on a hang, not a speed test (a loaded machine is slow)
     out = []
     while True:
         try:
