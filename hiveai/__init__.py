@@ -15,6 +15,7 @@ _LAZY = {
     "Searcher": "hiveai.search",
     "SearchResult": "hiveai.search",
     "format_score": "hiveai.score",
+    "Limit": "hiveai.limit",
 }
 
 
