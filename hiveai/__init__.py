@@ -16,6 +16,8 @@ _LAZY = {
     "SearchResult": "hiveai.search",
     "format_score": "hiveai.score",
     "Limit": "hiveai.limit",
+    "think": "hiveai.thinking",
+    "StopHandle": "hiveai.thinking",
 }
 
 
