@@ -186,7 +186,12 @@ class Move:
 
 
 class Board:
-    """A Hive game: position, move history and rules, for any game type."""
+    """A Hive game: position, move history and rules, for any game type.
+
+    >>> board = Board("Base")
+    >>> board.push("wS1"), board.ply, board.turn == BLACK, board.game_string()
+    (<Move wS1>, 1, True, 'Base;InProgress;Black[1];wS1')
+    """
 
     def __init__(self, text: str = "Base") -> None:
         """A new game of a GameTypeString such as ``Base+MLP``, or the game a full

@@ -40,7 +40,11 @@ _BEFORE = (True, False, False, False, True, True)
 
 
 class Direction(enum.IntEnum):
-    """One of the six directions between neighbouring cells, clockwise from north-west."""
+    """One of the six directions between neighbouring cells, clockwise from north-west.
+
+    >>> Direction.E, Direction.E.dq, Direction.E.dr, Direction.E.symbol
+    (<Direction.E: 2>, 1, 0, '-')
+    """
 
     NW = 0
     NE = 1

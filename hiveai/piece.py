@@ -35,6 +35,9 @@ class Piece:
     """A piece: ``code`` is hiveai's piece id (0-13 white, 14-27 black), ``name`` its PieceString.
 
     Equal when both match (in Critters the Mosquito's slot is the Dragonfly ``wD``).
+
+    >>> Piece.from_code(0), Piece.from_code(14 + 8).name, Piece.from_code(11, 8)
+    (Piece('wQ'), 'bA1', Piece('wD'))
     """
 
     code: int

@@ -44,7 +44,11 @@ def is_win_score(score: int | None) -> bool:
 
 def format_score(score: int | None) -> str:
     """``+1.25`` (hundredths: 1.00 is one enemy piece next to a queen), ``win in 3``
-    or ``loss in 2`` (in moves of the side to move), ``-`` for no score."""
+    or ``loss in 2`` (in moves of the side to move), ``-`` for no score.
+
+    >>> format_score(-50), format_score(WIN - 5)
+    ('-0.50', 'win in 3')
+    """
     if score is None:
         return "-"
     if score > MATE_BOUND:

@@ -96,6 +96,11 @@ class ThinkResult:
     completed iteration; ``pv`` the principal variation (``pv[0] == move``);
     ``lines`` the multipv lines, best first; ``search`` the search's own
     :class:`hiveai.search.SearchResult` (table hits and the like).
+
+    >>> from hiveai import Board
+    >>> result = think(Board("Base"), Limit(depth=1))
+    >>> result.pv[0] == result.move, result.depth, result.search.depth
+    (True, 1, 1)
     """
 
     move: Move
