@@ -20,7 +20,8 @@ Importing this package is cheap on purpose: numba and the compiled kernels are
 loaded only when a :class:`hiveai.board.Board` is first used, so the UHP banner
 can be printed before any compilation happens. The names are loaded on first
 use (``__getattr__`` below); type checkers see them through the imports under
-``TYPE_CHECKING``, and the package ships ``py.typed``.
+``TYPE_CHECKING`` instead (and not the ``__getattr__``, so a misspelt name is an
+error for them), and the package ships ``py.typed``.
 """
 
 from __future__ import annotations
@@ -102,16 +103,18 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    # Lazy re-exports, so `import hiveai` stays cheap (numba loads only when a board is used).
-    # `hiveai.engine` is a submodule, loaded the same way for `import hiveai; hiveai.engine`.
-    import importlib
+if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name is an error there, not Any
 
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    if name == "engine":
-        return importlib.import_module("hiveai.engine")
-    raise AttributeError(f"module 'hiveai' has no attribute {name!r}")
+    def __getattr__(name: str) -> object:
+        # Lazy re-exports, so `import hiveai` stays cheap (numba loads only when a board is used).
+        # `hiveai.engine` is a submodule, loaded the same way for `import hiveai; hiveai.engine`.
+        import importlib
+
+        if name in _LAZY:
+            return getattr(importlib.import_module(_LAZY[name]), name)
+        if name == "engine":
+            return importlib.import_module("hiveai.engine")
+        raise AttributeError(f"module 'hiveai' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

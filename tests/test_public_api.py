@@ -45,3 +45,13 @@ def test_import_hiveai_and_hiveai_engine_load_no_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": ""})
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_the_python_api_page_runs():
+    """docs/python-api.md's examples are doctests too."""
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "python-api.md"
+    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 10 and result.failed == 0
