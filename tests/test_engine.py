@@ -171,3 +171,35 @@ def test_bestmove_command_forms():
     assert UhpEngine.bestmove_command(Limit(time=3661.25)) == "bestmove time 01:01:01.2500000"
     assert UhpEngine.bestmove_command(Limit(time=0.2), whole_seconds=True) == "bestmove time 00:00:01"
     assert UhpEngine.bestmove_command(Limit(depth=0)) == "bestmove depth 0"
+
+
+# A tiny engine: echoes each command, says so on stderr, and after "stray" writes one more
+# line after its ok (output between commands, which command() must drop, logged as "stray").
+TINY = """
+import sys
+print("id tiny"); print("ok", flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if words == ["exit"]:
+        break
+    sys.stderr.write("got " + line); sys.stderr.flush()
+    print("echo " + line.strip()); print("ok", flush=True)
+    if words == ["stray"]:
+        print("late line", flush=True)
+"""
+
+
+def test_log_hook_stray_lines_and_stderr():
+    first, second = [], []
+    engine = popen_uhp([sys.executable, "-c", TINY], log=lambda tag, text: first.append((tag, text)),
+                       read_banner=False, stderr_kept=None)
+    assert engine.read_block() == ["id tiny"] and ("<", "ok") in first
+    engine.log = lambda tag, text: second.append((tag, text))
+    assert engine.command("stray") == ["echo stray"]
+    assert engine.poll_line(10) == "late line"
+    engine.send("ping")
+    assert engine.read_raw_line() == b"echo ping\n" and engine.read_line() == "ok"
+    assert engine.quit(send_exit=False) == 0  # end of input alone ends it cleanly
+    assert ("stray", "late line") in second and (">", "stray") not in first
+    assert ("stderr", "got ping") in second and engine.stderr_text().splitlines() == ["got stray", "got ping"]
+    assert gone(engine.proc.pid)
