@@ -258,11 +258,14 @@ class PlayResult:
     prints none), ``command`` the ``bestmove`` line sent and ``seconds`` the
     time from sending it to its ``ok``.
 
-    >>> PlayResult(None, [EngineLine("wS1", 1, 0.0, ["wS1"])], "bestmove depth 1", 0.01).depth
-    1
+    >>> from hiveai import Board
+    >>> move = Board("Base").parse_move("wS1")
+    >>> result = PlayResult(move, [EngineLine("wS1", 1, 0.0, ["wS1"])], "bestmove depth 1", 0.01)
+    >>> result.depth, result.pv
+    (1, ['wS1'])
     """
 
-    move: Move | None
+    move: Move
     info: list[EngineLine]
     command: str
     seconds: float
@@ -282,7 +285,7 @@ class PlayResult:
         """Principal variation of the deepest intermediate line (MoveStrings), else just the move."""
         if self.info and self.info[-1].pv:
             return list(self.info[-1].pv)
-        return [] if self.move is None else [str(self.move)]
+        return [str(self.move)]
 
 
 def _reap(proc: subprocess.Popen[bytes]) -> None:
@@ -624,8 +627,11 @@ class UhpEngine:
         """The engine's move in ``board``'s position (left unchanged) within ``limit``.
 
         Sends ``newgame`` with the board's GameString, then ``bestmove``. Raises
-        EngineError if the answer is not a legal move of the board.
+        EngineError if the answer is not a legal move of the board, ValueError
+        (before sending anything) if the game is over.
         """
+        if board.is_game_over():
+            raise ValueError(f"the game is over ({board.state}): there is no move to ask for")
         self.newgame(board)
         lines, line, seconds = self.bestmove(limit, timeout)
         answer = next((ln for ln in reversed(lines) if ln.strip()), "")

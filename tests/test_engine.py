@@ -69,11 +69,24 @@ def test_timeout_kills_the_engine():
     assert not engine.alive() and gone(engine.proc.pid)
 
 
+def running_with(argument: str) -> list[int]:
+    """Pids of live processes (zombies included) whose command line contains ``argument``."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if argument.encode() in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:  # it ended while we looked
+                pass
+    return pids
+
+
 def test_startup_hang_is_a_timeout_and_leaves_no_process(tmp_path):
-    pid_file = tmp_path / "pids"
+    marker = str(tmp_path / "pids")  # unique to this test: names the process in /proc
     with pytest.raises(EngineTimeoutError):
-        popen_uhp(fake("--hang-at-start", "--pid-file", str(pid_file)), startup_timeout=0.5)
-    assert gone(int(pid_file.read_text()))
+        popen_uhp(fake("--hang-at-start", "--pid-file", marker), startup_timeout=1.0)
+    assert running_with(marker) == []
 
 
 def test_crash_is_terminated_with_the_exit_code():
@@ -110,6 +123,14 @@ def test_an_illegal_best_move_is_an_engine_error():
     with popen_uhp(fake("--illegal-at", "0")) as engine:
         with pytest.raises(EngineError, match="'pass', not a legal move"):
             engine.play(Board("Base"), Limit(depth=1))
+
+
+def test_a_finished_game_is_refused_before_sending():
+    board = Board("Base")
+    while not board.is_game_over():  # the first legal move each ply: White wins at ply 14
+        board.push(board.legal_moves[0])
+    with popen_uhp(fake()) as engine, pytest.raises(ValueError, match="the game is over"):
+        engine.play(board, Limit(depth=1))
 
 
 def test_limits_uhp_cannot_say_are_refused_before_sending():

@@ -120,7 +120,7 @@ def main() -> None:
     with hiveai.engine.popen_uhp([sys.executable, "-m", "hiveai"]) as engine:
         engine.configure({"UseBook": False})
         reply: hiveai.engine.PlayResult = engine.play(board, Limit(depth=1))
-        move: Move | None = reply.move
+        move: Move = reply.move
         print(engine.id, move)
 
 
