@@ -7,6 +7,10 @@ from pathlib import Path
 import pytest
 from uhp_client import COLD_TIMEOUT, MIDGAME, Engine
 
+# --doctest-modules would import this file as a module named ``conftest``, which
+# docs/conftest.py (the pages' doctests) already is; it holds no examples.
+collect_ignore = ["conftest.py"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Take the docstring examples from the hiveai package that the tests import.
