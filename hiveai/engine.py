@@ -432,73 +432,106 @@ class UhpEngine:
         except (BrokenPipeError, OSError, ValueError):
             raise self._terminated(line, []) from None
 
+    def _take(self, timeout: float, what: str | None, lines: list[str]) -> bytes | None:
+        """The next raw stdout line within ``timeout`` seconds (``math.inf``: no
+        deadline), None if none came (nothing is killed); EngineTerminatedError,
+        carrying ``lines``, at EOF."""
+        try:
+            if timeout == math.inf:
+                raw = self._lines.get()
+            elif timeout > 0:
+                raw = self._lines.get(timeout=timeout)
+            else:
+                raw = self._lines.get_nowait()
+        except queue.Empty:
+            return None
+        if raw is None:
+            self._lines.put(None)  # later reads see the end too
+            raise self._terminated(what, lines)
+        return raw
+
+    def _text(self, raw: bytes, tag: str = "<") -> str:
+        text = raw.decode("utf-8", "replace").rstrip("\r\n")
+        if self.log is not None:
+            self.log(tag, text)
+        return text
+
     def read_raw_line(self, timeout: float | None = None, what: str | None = None) -> bytes:
         """The next stdout line as bytes, line ending included (a conformance
         check looks at it). EngineTimeoutError (the engine is killed) after
         ``timeout`` seconds (default :attr:`timeout`, ``math.inf``: no deadline);
         EngineTerminatedError at EOF."""
         timeout = self.timeout if timeout is None else timeout
-        try:
-            raw = self._lines.get(timeout=None if timeout == math.inf else max(0.0, timeout))
-        except queue.Empty:
-            self.kill()
-            raise EngineTimeoutError(f"no output within {timeout:g} s", what) from None
+        raw = self._take(timeout, what, [])
         if raw is None:
-            self._lines.put(None)  # later reads see the end too
-            raise self._terminated(what, [])
+            self.kill()
+            raise EngineTimeoutError(f"no output within {timeout:g} s", what)
         return raw
 
     def read_line(self, timeout: float | None = None, what: str | None = None) -> str:
         """The next stdout line, without its line ending (see :meth:`read_raw_line`)."""
-        text = self.read_raw_line(timeout, what).decode("utf-8", "replace").rstrip("\r\n")
-        if self.log is not None:
-            self.log("<", text)
-        return text
+        raw = self.read_raw_line(timeout, what)
+        return self._text(raw)
 
     def poll_line(self, timeout: float = 0.0) -> str | None:
         """A line the engine has written unasked within ``timeout`` seconds, else None
         (nothing is killed). EngineTerminatedError at EOF."""
-        try:
-            raw = self._lines.get(timeout=timeout) if timeout > 0 else self._lines.get_nowait()
-        except queue.Empty:
-            return None
-        if raw is None:
-            self._lines.put(None)
-            raise self._terminated(None, [])
-        text = raw.decode("utf-8", "replace").rstrip("\r\n")
-        if self.log is not None:
-            self.log("stray", text)
-        return text
+        raw = self._take(timeout, None, [])
+        return None if raw is None else self._text(raw, "stray")
 
-    def read_block(self, timeout: float | None = None, what: str | None = None) -> list[str]:
-        """The lines up to the next ``ok`` (not included), within ``timeout`` seconds in all."""
+    def read_block(self, timeout: float | None = None, what: str | None = None, *,
+                   notice: tuple[float, Callable[[], None]] | None = None) -> list[str]:
+        """The lines up to the next ``ok`` (not included), within ``timeout`` seconds in all.
+
+        ``notice=(seconds, call)``: ``call()`` once, from this thread, if the ``ok``
+        has not come after ``seconds`` (to tell a user what a long wait is for);
+        the wait then goes on to its deadline.
+
+        >>> import sys
+        >>> engine = popen_uhp([sys.executable, "-c", "import time; time.sleep(0.3); print('id x'); print('ok')"],
+        ...                    read_banner=False)
+        >>> engine.read_block(30, "start-up", notice=(0.05, lambda: print("still waiting")))
+        still waiting
+        ['id x']
+        >>> engine.quit()
+        0
+        """
         timeout = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + timeout
+        start = time.monotonic()
+        deadline = start + timeout
+        notice_at = None if notice is None else start + notice[0]
         lines: list[str] = []
         while True:
-            try:
-                line = self.read_line(deadline - time.monotonic(), what)
-            except EngineError as e:
-                e.lines = lines
-                if isinstance(e, EngineTimeoutError):
-                    e.args = (f"no 'ok' within {timeout:g} s" + (f" (after {what!r})" if what else ""),)
-                raise
+            now = time.monotonic()
+            if notice is not None and notice_at is not None and now >= notice_at:
+                notice_at = None
+                notice[1]()
+            wait = deadline - now if notice_at is None else min(deadline, notice_at) - now
+            raw = self._take(max(0.0, wait), what, lines)
+            if raw is None:
+                if time.monotonic() < deadline:
+                    continue  # the notice is due, not the deadline
+                self.kill()
+                raise EngineTimeoutError(f"no 'ok' within {timeout:g} s", what, lines)
+            line = self._text(raw)
             if line.strip() == "ok":
                 return lines
             lines.append(line)
 
-    def command(self, line: str, timeout: float | None = None, *, check: bool = True) -> list[str]:
+    def command(self, line: str, timeout: float | None = None, *, check: bool = True,
+                notice: tuple[float, Callable[[], None]] | None = None) -> list[str]:
         """Send one command and return its reply lines (before ``ok``).
 
         Output the engine wrote between commands is dropped first (it would be
         taken for this reply). With ``check`` (the default) a reply whose first
         line is ``err`` or ``invalidmove`` raises EngineCommandError or
-        EngineInvalidMoveError; the engine stays usable.
+        EngineInvalidMoveError; the engine stays usable. ``notice`` is as in
+        :meth:`read_block`.
         """
         while self.poll_line() is not None:
             pass
         self.send(line)
-        lines = self.read_block(timeout, line)
+        lines = self.read_block(timeout, line, notice=notice)
         first = lines[0].strip() if lines else ""
         if check and first.startswith("invalidmove"):
             raise EngineInvalidMoveError(first, line, lines, reply=first)

@@ -70,6 +70,4 @@ def fresh_engine(warm_cache):
 
     yield start
     for e in engines:
-        if e.alive():
-            e.proc.kill()
-            e.proc.wait()
+        e.kill()

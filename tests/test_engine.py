@@ -224,3 +224,15 @@ def test_log_hook_stray_lines_and_stderr():
     assert ("stray", "late line") in second and (">", "stray") not in first
     assert ("stderr", "got ping") in second and engine.stderr_text().splitlines() == ["got stray", "got ping"]
     assert gone(engine.proc.pid)
+
+
+def test_slow_notice_is_called_once_and_the_wait_goes_on():
+    engine = popen_uhp(fake("--hang-at", "0"))
+    calls: list[str] = []
+    assert engine.command("info", notice=(60.0, lambda: calls.append("info"))) == engine.banner
+    assert calls == []  # answered long before its notice was due
+    engine.newgame("Base")
+    with pytest.raises(EngineTimeoutError, match="no 'ok' within 0.5 s"):
+        engine.command("bestmove depth 1", 0.5, notice=(0.05, lambda: calls.append("bestmove")))
+    assert calls == ["bestmove"]  # once, and the deadline still held
+    assert not engine.alive() and gone(engine.proc.pid)

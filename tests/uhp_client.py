@@ -1,21 +1,25 @@
 """Drive a real ``hiveai`` UHP process over pipes, with timeouts.
 
-``Engine`` starts ``python -m hiveai``, reads its stdout and stderr on
-background threads (so a read can time out instead of hanging the test run),
-and offers ``cmd(line)``: send one command, return the lines before its
-``ok``. The fixtures built on it are in ``conftest.py``.
+``Engine`` is a test helper over the library's UHP client,
+:class:`hiveai.engine.UhpEngine`: it starts ``python -m hiveai`` and offers
+``cmd(line)``: send one command, return the lines before its ``ok``. It checks
+what a conformance test cares about and the client forgives: every line ends
+in ``\\n`` alone and is ASCII, and ``ok`` is exactly ``ok``. A hang, a dead
+engine or a bad line fails the test with an AssertionError (EngineError)
+carrying the engine's stderr. The fixtures built on it are in ``conftest.py``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import queue
 import signal
-import subprocess
 import sys
-import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+from hiveai import engine as uhp
 
 REPO = Path(__file__).resolve().parent.parent
 # Replies normally take milliseconds; this only turns a hang into a failure.
@@ -27,51 +31,44 @@ MIDGAME = ("Base+MLP;InProgress;White[5];wL;bS1 /wL;wQ wL-;bM /bS1;wA1 wQ/;bQ bM
            "wA1 bQ-;bA1 \\bM")
 
 
+
+
 class EngineError(AssertionError):
     """The engine hung, died or answered out of protocol."""
 
 
 class Engine:
-    """One ``hiveai`` process; ``banner`` holds the lines of its start-up block."""
+    """One ``hiveai`` process; ``banner`` holds the lines of its start-up block,
+    ``client`` the :class:`hiveai.engine.UhpEngine` under it, ``proc`` its process."""
 
     def __init__(self, args: tuple[str, ...] = (), read_banner: bool = True,
                  env: dict[str, str] | None = None) -> None:
         self.started = time.monotonic()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hiveai", *args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
-            env=None if env is None else {**os.environ, **env},
-        )
-        self.lines: queue.Queue[tuple[float, bytes | None]] = queue.Queue()
-        self.stderr: list[bytes] = []
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self._err), daemon=True).start()
+        # All of stderr is kept: tests look for what the engine logged.
+        self.client = uhp.popen_uhp([sys.executable, "-m", "hiveai", *args], cwd=REPO, read_banner=False,
+                                    env=None if env is None else {**os.environ, **env}, stderr_kept=None)
+        self.proc = self.client.proc
         self.banner = self.reply(COLD_TIMEOUT) if read_banner else None
 
-    @staticmethod
-    def _pump(stream, put) -> None:
-        for raw in iter(stream.readline, b""):
-            put((time.monotonic(), raw))
-        put((time.monotonic(), None))
-
-    def _err(self, item: tuple[float, bytes | None]) -> None:
-        if item[1] is not None:
-            self.stderr.append(item[1])
+    @contextlib.contextmanager
+    def _failing(self) -> Iterator[None]:
+        """The client's errors as test failures, with the engine's stderr."""
+        try:
+            yield
+        except uhp.EngineError as e:
+            raise EngineError(f"{e}; stderr: {self.stderr_text()[-2000:]}") from None
 
     # -- raw I/O -------------------------------------------------------------
 
     def send(self, line: str, end: str = "\n") -> None:
-        self.proc.stdin.write((line + end).encode())
-        self.proc.stdin.flush()
+        with self._failing():
+            self.client.send(line, end)
 
     def read_line(self, timeout: float = TIMEOUT) -> str:
-        """Next stdout line (without its newline); fails on timeout or EOF."""
-        try:
-            _, raw = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise EngineError(f"no output within {timeout} s; stderr: {self.stderr_text()[-2000:]}") from None
-        if raw is None:
-            raise EngineError(f"engine closed stdout; stderr: {self.stderr_text()[-2000:]}")
+        """Next stdout line (without its newline); fails on timeout (the engine is
+        killed) or EOF, and on a line ending other than ``\\n``."""
+        with self._failing():
+            raw = self.client.read_raw_line(timeout)
         assert raw.endswith(b"\n") and not raw.endswith(b"\r\n"), f"bad line ending: {raw!r}"
         return raw[:-1].decode("ascii")
 
@@ -97,34 +94,32 @@ class Engine:
         return out[0]
 
     def assert_silent(self, seconds: float = 0.3) -> None:
-        """Nothing appears on stdout for ``seconds``."""
-        try:
-            _, raw = self.lines.get(timeout=seconds)
-        except queue.Empty:
-            return
-        raise EngineError(f"unexpected output: {raw!r}")
+        """Nothing appears on stdout for ``seconds`` (nor does it close)."""
+        with self._failing():
+            line = self.client.poll_line(seconds)
+        if line is not None:
+            raise EngineError(f"unexpected output: {line!r}")
 
     def sigint(self) -> None:
-        self.proc.send_signal(signal.SIGINT)
+        self.client.send_signal(signal.SIGINT)
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return self.client.alive()
 
     def stderr_text(self) -> str:
-        return b"".join(self.stderr).decode(errors="replace")
+        return self.client.stderr_text()
 
     def close(self, timeout: float = 10.0) -> int:
         """Close stdin and wait for the exit code (killing the process on timeout)."""
-        try:
-            self.proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise EngineError(f"engine did not exit within {timeout} s of EOF") from None
+        code = self.client.quit(timeout, send_exit=False)
+        if code == -signal.SIGKILL:
+            raise EngineError(f"engine did not exit within {timeout} s of EOF")
+        assert code is not None
+        return code
+
+    def kill(self) -> None:
+        """Kill and reap the process."""
+        self.client.kill()
 
     # -- UHP helpers ---------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """One refereed game between two UHP engine processes.
 
-:class:`EngineProcess` wraps an engine's subprocess: reader threads turn its
-stdout into a queue of lines (and its stderr into the game log), so every
-command can wait for its ``ok`` with a deadline instead of hanging.
+:class:`EngineProcess` is the library's UHP client, :class:`hiveai.engine.UhpEngine`,
+with the referee's view of failures: every command waits for its ``ok`` with
+a deadline instead of hanging, the engine's stderr goes to the game log, and a
+dead or mute engine is a forfeit (CRASH, HANG) of the side it plays.
 
 :func:`play_game` is the referee. hiveai's own rules core keeps the game:
 every move an engine sends is checked before it is passed on to both engines
@@ -45,8 +46,6 @@ game runs (this thread, a pool worker or a Ray worker).
 
 from __future__ import annotations
 
-import queue
-import subprocess
 import threading
 import time
 import weakref
@@ -55,6 +54,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from hiveai.board import Board
+from hiveai.engine import EngineError, EngineTerminatedError, EngineTimeoutError, UhpEngine
 from hiveai.errors import GameStringError, IllegalMoveError, MoveStringError
 from hiveai.notation import FINISHED, read_game_string
 from hiveai.text import plural
@@ -137,41 +137,46 @@ _LIVE_LOCK = threading.Lock()
 
 
 class EngineProcess:
-    """A running UHP engine: send a command, wait for its ``ok`` with a deadline."""
+    """A running UHP engine for the referee: a :class:`hiveai.engine.UhpEngine` whose
+    failures are forfeits.
+
+    Every wait has a deadline; what the client raises becomes an
+    :class:`EngineFailure` with the referee's reason: the process exited or
+    closed its output (:class:`~hiveai.engine.EngineTerminatedError`) is CRASH,
+    no ``ok`` in time (:class:`~hiveai.engine.EngineTimeoutError`, the process
+    is then killed) is HANG. ``err`` and ``invalidmove`` replies are returned,
+    not raised: the referee judges them where it knows what they mean. Every
+    line sent and received, and the engine's stderr, go to :attr:`log`.
+    """
 
     def __init__(self, spec: EngineSpec, log: GameLog) -> None:
         self.spec = spec
         self.log = log
-        self._lines: queue.Queue[str | None] = queue.Queue()
         try:
-            self.proc = subprocess.Popen(list(spec.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE)
-        except OSError as e:
-            raise EngineFailure(CRASH, f"cannot start {' '.join(spec.command)}: {e}") from None
+            # The banner is read by handshake(), with the game's banner deadline.
+            self.uhp = UhpEngine(spec.command, read_banner=False,
+                                 log=lambda tag, text: self.log.add(self.spec.name, tag, text))
+        except EngineTerminatedError as e:
+            raise EngineFailure(CRASH, str(e)) from None
+        self.proc = self.uhp.proc
         with _LIVE_LOCK:
             _LIVE.add(self)
-        threading.Thread(target=self._pump_stdout, daemon=True).start()
-        threading.Thread(target=self._pump_stderr, daemon=True).start()
-
-    def _pump_stdout(self) -> None:
-        for raw in iter(self.proc.stdout.readline, b""):
-            self._lines.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
-        self._lines.put(None)
-
-    def _pump_stderr(self) -> None:
-        for raw in iter(self.proc.stderr.readline, b""):
-            self.log.add(self.spec.name, "stderr", raw.decode("utf-8", "replace").rstrip("\r\n"))
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return self.uhp.alive()
 
-    def _exited(self, during: str) -> EngineFailure:
-        try:
-            code = self.proc.wait(1.0)
-        except subprocess.TimeoutExpired:
-            code = None
-        how = f"exited with code {code}" if code is not None else "closed its output"
-        return EngineFailure(CRASH, f"{how} during '{during}'")
+    @staticmethod
+    def _failure(error: EngineError, what: str, timeout: float) -> EngineFailure:
+        """The forfeit an error of the client, waiting ``timeout`` s for ``what``, stands for."""
+        if isinstance(error, EngineTimeoutError):
+            detail = (f"no start-up banner (its 'id' line and 'ok') within {timeout:.1f} s" if what == BANNER
+                      else f"no 'ok' within {timeout:.1f} s of '{what}'")
+            return EngineFailure(HANG, detail)
+        if isinstance(error, EngineTerminatedError):
+            code = error.returncode
+            how = f"exited with code {code}" if code is not None else "closed its output"
+            return EngineFailure(CRASH, f"{how} during '{what}'")
+        return EngineFailure(ENGINE_ERROR, str(error))
 
     def handshake(self, banner_timeout: float, timeout: float) -> list[str]:
         """Read the start-up banner (within ``banner_timeout``) and set the spec's
@@ -181,7 +186,11 @@ class EngineProcess:
         one search thread, unless the spec sets NumThreads itself: timed
         games are only fair when every engine gets one core.
         """
-        banner = self._reply(banner_timeout, BANNER)
+        try:
+            banner = self.uhp.read_block(banner_timeout, BANNER)
+        except EngineError as e:
+            raise self._failure(e, BANNER, banner_timeout) from None
+        self.uhp.banner = banner
         for name, value in single_thread_options(self.spec, banner) + list(self.spec.options):
             lines, _ = self.command(f"options set {name} {value}", timeout)
             bad = [ln for ln in lines if ln.startswith(("err", "invalidmove"))]
@@ -196,73 +205,23 @@ class EngineProcess:
         ``slow = (seconds, call)``: ``call()`` once if the ``ok`` has not come after
         ``seconds`` (to say what a long wait is for).
         """
-        while True:  # output between commands would be taken for the next reply
-            try:
-                stray = self._lines.get_nowait()
-            except queue.Empty:
-                break
-            if stray is None:
-                raise self._exited(line)
-            self.log.add(self.spec.name, "stray", stray)
-        self.log.add(self.spec.name, ">", line)
         start = time.monotonic()
         try:
-            self.proc.stdin.write((line + "\n").encode())
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise self._exited(line) from None
-        lines = self._reply(timeout, line, slow)
+            lines = self.uhp.command(line, timeout, check=False, notice=slow)
+        except EngineError as e:
+            raise self._failure(e, line, timeout) from None
         return lines, time.monotonic() - start
-
-    def _reply(self, timeout: float, what: str, slow: tuple[float, Callable[[], None]] | None = None) -> list[str]:
-        deadline = time.monotonic() + timeout
-        notice_at, notice = (None, None) if slow is None else (time.monotonic() + slow[0], slow[1])
-        out: list[str] = []
-        while True:
-            now = time.monotonic()
-            if notice_at is not None and now >= notice_at:
-                notice_at = None
-                notice()
-            wait = deadline - now if notice_at is None else min(deadline, notice_at) - now
-            try:
-                line = self._lines.get(timeout=max(0.0, wait))
-            except queue.Empty:
-                if time.monotonic() < deadline:
-                    continue  # the notice is due, not the deadline
-                detail = (f"no start-up banner (its 'id' line and 'ok') within {timeout:.1f} s" if what == BANNER
-                          else f"no 'ok' within {timeout:.1f} s of '{what}'")
-                raise EngineFailure(HANG, detail) from None
-            if line is None:
-                self._lines.put(None)  # later reads see the end too
-                raise self._exited(what)
-            self.log.add(self.spec.name, "<", line)
-            if line.strip() == "ok":
-                return out
-            out.append(line)
 
     def close(self) -> None:
         """Ask the engine to exit; kill it if it does not within EXIT_GRACE."""
-        if self.alive():
-            try:
-                self.proc.stdin.write(b"exit\n")
-                self.proc.stdin.close()
-            except (BrokenPipeError, OSError, ValueError):
-                pass
-            try:
-                self.proc.wait(EXIT_GRACE)
-            except subprocess.TimeoutExpired:
-                pass
-        self.kill()
+        self.uhp.quit(EXIT_GRACE)
+        self._forget()
 
     def kill(self) -> None:
-        if self.alive():
-            self.proc.kill()
-        self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                stream.close()
-            except (OSError, ValueError):
-                pass
+        self.uhp.kill()
+        self._forget()
+
+    def _forget(self) -> None:
         with _LIVE_LOCK:
             _LIVE.discard(self)
 
