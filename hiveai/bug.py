@@ -4,7 +4,7 @@ Pieces are small integers so the numba kernels can index arrays with them:
 white pieces are 0..13 and black pieces 14..27, each colour in the order
 ``Q S1 S2 B1 B2 G1 G2 G3 A1 A2 A3 M L P``. A standard game type is a bit set
 of the expansion pieces in play (``M``, ``L``, ``P``); ``CRITTERS`` is one
-more game type (M. Winther's variant, README "Critters"), whose Dragonfly
+more game type (M. Winther's variant, docs/critters.md), whose Dragonfly
 takes the Mosquito's slot (Critters has no Mosquito; both are single pieces
 without a number), so piece ids, and with them Zobrist keys and books, are
 the same in every game type. This module is plain Python (no numba) so the

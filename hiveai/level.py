@@ -20,7 +20,7 @@ Below it, the engine thinks less and is less exact, the way a weaker player is:
   sooner than ``min(THINK_SHARE * T, THINK_MAX)`` (0.4 s of 5 s), even when its
   budget is spent sooner: an instant reply feels like a machine.
 
-The table below was calibrated by matches (README.md, "Levels").
+The table below was calibrated by matches (docs/levels.md).
 
 This is a layer above the searcher: :func:`play_level` calls a
 :class:`hiveai.search.Searcher` it is given, and :func:`hiveai.search.search`
@@ -78,7 +78,7 @@ class LevelSettings:
 # thirty best moves that do not lose at once: with the twelve best (margin
 # 800, temperature 400) it still scored 51.2 % against nokamute at depth 1
 # over 40 games, where a beginner level should score under 25 %.
-# Calibration matches: README.md, "Levels".
+# Calibration matches: docs/levels.md.
 LEVELS: dict[int, LevelSettings] = {
     1: LevelSettings(nodes=1, multipv=30, margin=2000, temperature=600),
     2: LevelSettings(nodes=500, multipv=10, margin=400, temperature=150),

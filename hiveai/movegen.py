@@ -25,7 +25,7 @@ The rules, as Mzinga and nokamute implement them (docs/protocol-notes.md, sectio
   heights: with h_src the mover's stack after it lifts off and h_dst the target
   stack, the step is gated when both flanks are taller than both.
 
-Critters (README "Critters") switches a few rules inside the same kernels,
+Critters (docs/critters.md) switches a few rules inside the same kernels,
 by the game type: ants go at most five steps (breadth first), spiders may
 stop early at a dead end, beetles never climb onto beetles, the Dragonfly
 (in the Mosquito's slot) flies, and a move that surrounds the mover's own

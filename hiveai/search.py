@@ -73,7 +73,7 @@ class Searcher:
     """A search engine with its own transposition table, reused between moves.
 
     ``threads`` > 1 runs Lazy SMP: helper threads search the same position into
-    the shared table (see README.md, "Threads", for why Lazy SMP and what it
+    the shared table (see docs/engine.md, "Threads", for why Lazy SMP and what it
     gains); the answer always comes from the main thread's deepest completed
     iteration. One thread is deterministic: the same search gives the same
     nodes and moves every time.

@@ -42,7 +42,7 @@ NODESTIME_ENV = "HIVEAI_NODESTIME"
 
 # The search switches: name -> (default, the values it takes). The defaults
 # are what matches kept: the threat extension (hiveai.negamax) scored 53.0 %
-# over 800 games against no extension at 0.1 s/move (README.md, "Strength").
+# over 800 games against no extension at 0.1 s/move (docs/strength.md).
 SEARCH_SWITCHES: dict[str, tuple[int, tuple[int, ...]]] = {
     "extend": (1, (0, 1)),
 }

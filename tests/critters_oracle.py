@@ -1,8 +1,8 @@
 """An independent, deliberately plain model of Critters, to check hiveai's kernels against.
 
-Critters is M. Winther's Hive variant (README.md, "Critters"). This model knows
+Critters is M. Winther's Hive variant (docs/critters.md). This model knows
 nothing of hiveai: it keeps stacks of PieceStrings on axial cells, generates
-moves straight from the rules as README states them (trial removal for the
+moves straight from the rules as docs/critters.md states them (trial removal for the
 One Hive rule, path enumeration for the spider, breadth-first distances for
 the ant, trial moves for the surround rule) and reads and writes positions
 only as UHP MoveStrings. Slow and obvious on purpose.

@@ -1,4 +1,4 @@
-r"""Critters (README.md, "Critters"): the kernels against an independent model, and every rule.
+r"""Critters (docs/critters.md): the kernels against an independent model, and every rule.
 
 tests/critters_oracle.py is a plain-Python Critters written from the rules
 alone; the engine must agree with it on perft from the empty board and on the

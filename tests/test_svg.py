@@ -23,7 +23,7 @@ ROUNDING = 0.11
 # position by a little more, and a corner reached by a path's relative steps (each rounded) by 0.3.
 CENTRE_ROUNDING = 0.2
 STEPS_ROUNDING = 0.3
-# The README's mid-game example: 17 pieces on 16 cells, wM on top of bL.
+# docs/analysis.md's mid-game example: 17 pieces on 16 cells, wM on top of bL.
 MIDGAME = ("Base+MLP;InProgress;White[13];wB1;bL /wB1;wQ wB1-;bQ -bL;wA1 \\wB1;bM bQ\\;wA1 bM\\;bA1 /bQ;"
            "wA2 wA1-;bA1 wA2\\;wM \\wQ;bP /bQ;wA3 -wM;bA2 -bP;wA3 -bA2;bA3 bA2\\;wM wB1;bB1 -bQ;wM bL;"
            "bS1 /bA1;wP wQ\\;bS1 bP\\;wB2 wB1\\;bQ bB1/")

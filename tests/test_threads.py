@@ -17,8 +17,8 @@ from hiveai.search import Searcher, search
 from hiveai.timeman import StopFlag, depth_limits, infinite_limits
 
 # hiveai bench's total nodes at its own depths (16 MB table, one thread), as
-# `hiveai bench` printed it when the positions and depths were last chosen; the
-# README quotes it. Changes exactly when the search's behaviour does.
+# `hiveai bench` printed it when the positions and depths were last chosen; docs/speed.md
+# quotes it. Changes exactly when the search's behaviour does.
 BENCH_SIGNATURE = 6_089_614
 MIDGAME = [p for p in POSITIONS if p.midgame]
 
@@ -96,7 +96,7 @@ def test_threads_stop_together_at_once():
     assert not worker.is_alive()
     assert not [t for t in threading.enumerate() if t.name.startswith("hiveai-helper")]  # every helper joined
     assert out["r"].depth >= 1
-    assert took < 2.0, took  # generous: milliseconds on an idle machine (README, "Threads")
+    assert took < 2.0, took  # generous: milliseconds on an idle machine (docs/engine.md, "Threads")
 
 
 def test_a_stop_before_the_search_is_honoured_and_only_once():

@@ -22,7 +22,7 @@ from hiveai.options import CPUS, MAX_LEVEL, MIN_LEVEL
 
 BESTMOVE_LOG = re.compile(r"bestmove (\S+(?: \S+)?) score \S+ depth (\d+) nodes (\d+)")
 PONDER_ITERATION = re.compile(r"pondering: depth (\d+) done")
-# Replies while pondering take milliseconds (README, "Pondering"); the timing test allows this on a loaded machine.
+# Replies while pondering take milliseconds (docs/engine.md, "Pondering"); the timing test allows this on a loaded machine.
 ROUND_TRIP = 1.0
 # exit or the end of input while pondering: the ponder search stops at its next node, then the process exits.
 QUIT = 3.0

@@ -1,8 +1,8 @@
-"""Render the README's pictures: a board SVG and a screenshot of a game review page.
+"""Render the pictures of docs/analysis.md: a board SVG and a screenshot of a game review page.
 
     python tools/screenshots.py [--out docs] [--depth 3]
 
-writes ``docs/board.svg`` (the README's example position with the engine's
+writes ``docs/board.svg`` (docs/analysis.md's example position with the engine's
 best move as an arrow) and ``docs/review.png`` (headless Chromium's
 screenshot of ``hiveai analyse --game`` 's HTML page for a test game). It also
 holds the headless Chromium helpers the browser test uses: :func:`screenshot`
@@ -32,7 +32,7 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 # Chromium writes each console message (log, warning, error, uncaught exception) to stderr like this.
 CONSOLE_RE = re.compile(r":CONSOLE(?:\(\d+\))?:?\d*\] (.*)")
 TIMEOUT = 120
-# The README's analyse example position (a Base+MLP middle game).
+# docs/analysis.md's analyse example position (a Base+MLP middle game).
 EXAMPLE = ("Base+MLP;InProgress;White[13];wB1;bL /wB1;wQ wB1-;bQ -bL;wA1 \\wB1;bM bQ\\;wA1 bM\\;bA1 /bQ;wA2 wA1-;"
            "bA1 wA2\\;wM \\wQ;bP /bQ;wA3 -wM;bA2 -bP;wA3 -bA2;bA3 bA2\\;wM wB1;bB1 -bQ;wM bL;bS1 /bA1;wP wQ\\;"
            "bS1 bP\\;wB2 wB1\\;bQ bB1/")
