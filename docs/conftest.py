@@ -14,7 +14,10 @@ import re
 
 import pytest
 
-collect_ignore = ["conf.py"]  # Sphinx's configuration, not a test module
+# conf.py is Sphinx's configuration, not a test module. This file is not collected as a doctest
+# module either: it is already imported under the name ``conftest``, which tests/conftest.py shares
+# (tests/test_readme.py loads it under another name and runs its example).
+collect_ignore = ["conf.py", "conftest.py"]
 
 FENCE = re.compile(r"^```(?:python|pycon)[ \t]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 

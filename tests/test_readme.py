@@ -68,11 +68,23 @@ def test_readme_quotes_no_ci_counts():
     assert not re.search(r"\d[\d,]* (fast |slow )?tests? in \d", README), "CI counts belong to the CI log"
 
 
-def test_readme_python_example_runs():
-    """README's Python example runs as shown, read the way the docs pages' examples are (docs/conftest.py)."""
+def docs_conftest():
+    """docs/conftest.py, the pages' doctest collector, under a name of its own."""
     spec = importlib.util.spec_from_file_location("docs_conftest", REPO / "docs" / "conftest.py")
     pages = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(pages)
+    return pages
+
+
+def test_docs_collector_examples_run():
+    """The docstring examples of docs/conftest.py (not collected itself: see its collect_ignore)."""
+    result = doctest.testmod(docs_conftest(), report=True)
+    assert result.attempted >= 1 and result.failed == 0
+
+
+def test_readme_python_example_runs():
+    """README's Python example runs as shown, read the way the docs pages' examples are (docs/conftest.py)."""
+    pages = docs_conftest()
     test = doctest.DocTestParser().get_doctest(pages.doctest_source(README), {}, "README.md", "README.md", 0)
     assert len(test.examples) >= 5
     result = doctest.DocTestRunner().run(test)  # prints any failure, which pytest shows
