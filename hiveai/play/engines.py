@@ -1,0 +1,188 @@
+"""The engine behind the board: hiveai's own search in this process, or any UHP engine.
+
+Both speak the same small interface (:class:`EngineSide`), called from a
+worker thread, never from the server's event loop: :meth:`~EngineSide.best_move`
+for a move to play, :meth:`~EngineSide.analyse` for live lines. Each takes a
+:class:`~hiveai.timeman.StopFlag`; the server sets it when a newer request
+supersedes the search (an undo, a move, another game), and the search ends
+within milliseconds.
+"""
+
+from __future__ import annotations
+
+import random
+import shlex
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+from hiveai.board import Board
+from hiveai.timeman import StopFlag
+
+__all__ = ["AnalysisLine", "EngineSide", "InProcessEngine", "UhpEngine", "engine_side"]
+
+# Size of the in-process engine's transposition table (MB): a quick start, enough for seconds per move.
+TT_MB = 64
+# Lines an analysis shows (multipv) unless asked for another number.
+ANALYSIS_LINES = 3
+# Seconds per move at levels 1 to 9: their node budgets end the search long before this.
+LEVEL_SECONDS = 1.0
+
+LOADING, READY, FAILED = "loading", "ready", "failed"
+
+
+@dataclass
+class AnalysisLine:
+    """One line of an analysis: its score (side to move's view), and moves from the analysed position."""
+
+    score: int
+    pv: list[str]
+
+
+class EngineSide:
+    """What the board needs from an engine. ``status`` is ``loading``, ``ready`` or ``failed``."""
+
+    name = "engine"
+    status = LOADING
+    error = ""
+
+    def start(self) -> None:
+        """Begin loading in the background (the board shows "engine is loading" meanwhile)."""
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return True
+
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
+        """The MoveString to play on ``board``."""
+        raise NotImplementedError
+
+    def analyse(self, board: Board, *, multipv: int, stop: StopFlag,
+                on_lines: Callable[[int, list[AnalysisLine]], None], seconds: float | None = None) -> None:
+        """Search ``board`` until ``stop`` (or ``seconds``), calling ``on_lines(depth, lines)`` as it deepens."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Let go of the engine (a process: end it)."""
+
+
+class InProcessEngine(EngineSide):
+    """hiveai's search, in this process: the kernels load in a background thread."""
+
+    name = "hiveai"
+
+    def __init__(self, threads: int = 1) -> None:
+        self.threads = threads
+        self._ready = threading.Event()
+        self._lock = threading.Lock()  # one search at a time
+        self._searcher = None
+        self._rng = random.Random()
+
+    def start(self) -> None:
+        threading.Thread(target=self._load, name="hiveai-engine-load", daemon=True).start()
+
+    def _load(self) -> None:
+        try:
+            from hiveai.search import Searcher
+
+            searcher = Searcher(tt_mb=TT_MB, threads=self.threads)
+            searcher.warm()
+            self._searcher = searcher
+            self.status = READY
+        except Exception as e:  # shown on the board instead of a frozen page
+            self.error = f"{type(e).__name__}: {e}"
+            self.status = FAILED
+        finally:
+            self._ready.set()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return self._ready.wait(timeout) and self.status == READY
+
+    def _searcher_or_raise(self):
+        self._ready.wait()
+        if self._searcher is None:
+            raise RuntimeError(f"the engine failed to load: {self.error}")
+        return self._searcher
+
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
+        from hiveai.search import search
+
+        searcher = self._searcher_or_raise()
+        with self._lock:
+            result = search(board, time=seconds, level=level, searcher=searcher, stop=stop, rng=self._rng)
+        return result.move_string
+
+    def analyse(self, board, *, multipv, stop, on_lines, seconds=None) -> None:
+        from hiveai.search import search
+
+        searcher = self._searcher_or_raise()
+        lines: dict[int, AnalysisLine] = {}
+        count = min(multipv, len(board.legal_moves))
+
+        def on_iteration(info) -> None:
+            lines[info.multipv] = AnalysisLine(info.score, [str(m) for m in info.pv])
+            if info.multipv == count:  # a whole iteration: every line at this depth
+                on_lines(info.depth, [lines[k] for k in sorted(lines) if k <= count])
+
+        with self._lock:
+            if seconds is None:
+                from hiveai.timeman import infinite_limits
+
+                searcher.search(board, infinite_limits(stop), count, on_iteration)
+            else:
+                search(board, time=seconds, multipv=count, searcher=searcher, stop=stop, on_iteration=on_iteration)
+
+
+class UhpEngine(EngineSide):
+    """Another engine over the Universal Hive Protocol (``hiveai play --engine "nokamute uhp"``),
+    through hiveai's UHP client (:mod:`hiveai.engine`)."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.name = shlex.split(command)[0] if command.strip() else "engine"
+        self._ready = threading.Event()
+        self._lock = threading.Lock()
+        self._engine = None
+
+    def start(self) -> None:
+        threading.Thread(target=self._load, name="uhp-engine-load", daemon=True).start()
+
+    def _load(self) -> None:
+        try:
+            from hiveai.engine import popen_uhp  # the UHP client tournaments use
+
+            self._engine = popen_uhp(self.command)
+            self.status = READY
+        except Exception as e:
+            self.error = f"{type(e).__name__}: {e}"
+            self.status = FAILED
+        finally:
+            self._ready.set()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return self._ready.wait(timeout) and self.status == READY
+
+    def _engine_or_raise(self):
+        self._ready.wait()
+        if self._engine is None:
+            raise RuntimeError(f"{self.command!r} did not start: {self.error}")
+        return self._engine
+
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
+        engine = self._engine_or_raise()
+        with self._lock:
+            return str(engine.best_move(board.game_string(), seconds=seconds))
+
+    def analyse(self, board, *, multipv, stop, on_lines, seconds=None) -> None:
+        engine = self._engine_or_raise()
+        with self._lock:
+            move = str(engine.best_move(board.game_string(), seconds=seconds or 1.0))
+        on_lines(0, [AnalysisLine(0, [move])])
+
+    def close(self) -> None:
+        if self._engine is not None and hasattr(self._engine, "close"):
+            self._engine.close()
+
+
+def engine_side(command: str | None) -> EngineSide:
+    """The in-process engine (``None``) or the UHP engine ``command`` starts."""
+    return InProcessEngine() if not command else UhpEngine(command)
