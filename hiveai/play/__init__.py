@@ -15,11 +15,17 @@ import threading
 import webbrowser
 from pathlib import Path
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "allowed_hosts", "bind", "serve"]
+from hiveai.errors import HiveError
+
+__all__ = ["BadRequest", "DEFAULT_HOST", "DEFAULT_PORT", "allowed_hosts", "bind", "serve"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8421
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+class BadRequest(HiveError):
+    """A request the board refuses; the message is shown in the page and the game is unchanged."""
 
 
 def allowed_hosts(host: str, port: int) -> set[str]:
@@ -72,7 +78,11 @@ def serve(host: str = DEFAULT_HOST, port: int | None = None, *, open_browser: bo
     url = f"http://{name}:{bound_port}/{url_query}"
     print(f"hiveai play: the board is at {url} (games kept in {store.path}); Ctrl-C stops it.",
           file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="websockets")
+    from uvicorn.config import WS_PROTOCOLS
+
+    # websockets' Sans-I/O protocol where uvicorn has it (0.35 on), the older one before.
+    ws = "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets"
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws=ws)
     server = uvicorn.Server(config)
     if open_browser:
         def open_when_up() -> None:

@@ -14,10 +14,11 @@ import random
 import shlex
 import threading
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from hiveai.board import Board
-from hiveai.timeman import StopFlag
+if TYPE_CHECKING:  # the rules load with the engine, after the page is up
+    from hiveai.board import Board
+    from hiveai.timeman import StopFlag
 
 __all__ = ["AnalysisLine", "EngineSide", "InProcessEngine", "UhpEngine", "engine_side"]
 
@@ -45,6 +46,8 @@ class EngineSide:
     name = "engine"
     status = LOADING
     error = ""
+    #: Called (from any thread) when ``status`` changes; the server sets it to tell the pages.
+    on_status: Callable[[], None] = staticmethod(lambda: None)
 
     def start(self) -> None:
         """Begin loading in the background (the board shows "engine is loading" meanwhile)."""
@@ -93,6 +96,7 @@ class InProcessEngine(EngineSide):
             self.status = FAILED
         finally:
             self._ready.set()
+            self.on_status()
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout) and self.status == READY
@@ -157,6 +161,7 @@ class UhpEngine(EngineSide):
             self.status = FAILED
         finally:
             self._ready.set()
+            self.on_status()
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout) and self.status == READY

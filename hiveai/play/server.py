@@ -39,15 +39,20 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from hiveai.board import Board
+from typing import TYPE_CHECKING
+
 from hiveai.errors import HiveError
+from hiveai.play import BadRequest
 from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide
-from hiveai.play.hint import reason
-from hiveai.play.session import BadRequest, Game, Players, parse_game_type
 from hiveai.play.store import GameStore
 from hiveai.score import MATE_BOUND, format_score
-from hiveai.svg import Arrow
 from hiveai.timeman import StopFlag
+
+# The rules, the pictures and the hints load numba, which takes a while: they are imported when
+# first used (the engine's loading thread imports them at once), so the page answers at once.
+if TYPE_CHECKING:
+    from hiveai.board import Board
+    from hiveai.play.session import Game, Players
 
 __all__ = ["MAX_UPLOAD", "PlayServer", "create_app"]
 
@@ -62,6 +67,8 @@ REVIEW_DEPTH = 2
 # Colours of the analysis lines' arrows, best first, and the hint's.
 LINE_COLOURS = ("#1e6fd9", "#7048e8", "#868e96", "#adb5bd", "#ced4da")
 HINT_COLOUR = "#2f9e44"
+# Seconds between the server starting and the engine starting to load (the page answers first).
+ENGINE_START_DELAY = 0.2
 # Scores drawn at the evaluation bar's ends (hundredths; hiveai.analyse's cap).
 BAR_CAP = 1000
 
@@ -108,6 +115,9 @@ class PlayServer:
     # --- games ---------------------------------------------------------------------
 
     def _load(self, game_id: int) -> _Live:
+        from hiveai.board import Board
+        from hiveai.play.session import Game, Players
+
         if game_id in self.live:
             return self.live[game_id]
         stored = self.store.get(game_id)
@@ -126,6 +136,8 @@ class PlayServer:
         self.store.update(g.id, g.board.game_string(), g.outcome_text(), g.settings())
 
     def new_game(self, board: Board, players: Players) -> _Live:
+        from hiveai.play.session import Game
+
         for other in self.live.values():  # one board in front of the player: the other games' engines stop
             self._stop(other)
         game = Game(board, players)
@@ -134,6 +146,8 @@ class PlayServer:
         return live
 
     def state(self, live: _Live) -> dict:
+        from hiveai.svg import Arrow
+
         g = live.game
         arrows = []
         if live.analysis:
@@ -150,8 +164,6 @@ class PlayServer:
         view.update(version=live.version, thinking=live.thinking, analysing=live.analysing,
                     analysis=live.analysis, hint=live.hint, review=live.review, error=live.error,
                     engine={"name": self.engine.name, "status": self.engine.status, "error": self.engine.error})
-        if live.thinking or live.analysing:
-            view["picks"] = view["picks"] if live.analysing else {}
         return view
 
     # --- the engine ------------------------------------------------------------------
@@ -280,6 +292,8 @@ class PlayServer:
         self._changed(live)
 
     def _hint(self, live: _Live) -> None:
+        from hiveai.play.hint import reason
+
         g = live.game
         if g.over:
             raise BadRequest(f"The game is over: {g.end}.")
@@ -324,6 +338,9 @@ class PlayServer:
 
     def play_on(self, live: _Live, data: dict) -> _Live:
         """A new game from the first ``ply`` moves of ``live``'s, the person taking the side to move."""
+        from hiveai.board import Board
+        from hiveai.play.session import Players
+
         g = live.game
         try:
             ply = int(data.get("ply", g.board.ply))
@@ -339,6 +356,9 @@ class PlayServer:
         return self.new_game(board, players)
 
     def at(self, live: _Live, ply: int) -> dict:
+        from hiveai.board import Board
+        from hiveai.play.session import Game
+
         g = live.game
         if not 0 <= ply <= g.board.ply:
             raise BadRequest(f"ply must be 0 to {g.board.ply}, not {ply}.")
@@ -468,6 +488,9 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         return Response(_static(name), media_type=STATIC[name], headers={"Cache-Control": "no-cache"})
 
     async def new(request: Request) -> Response:
+        from hiveai.board import Board
+        from hiveai.play.session import Players, parse_game_type
+
         data = await _body(request)
         players = Players.from_colour(str(data.get("colour") or "white"), data.get("level", 5), data.get("seconds"))
         text = str(data.get("gamestring") or "").strip()
@@ -480,6 +503,8 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         return JSONResponse(server.state(live))
 
     async def games(request: Request) -> Response:
+        from hiveai.play.session import Players
+
         out = []
         for g in store.recent():
             head = g.game_string.split(";")
@@ -528,6 +553,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         return HTMLResponse(live.review_html)
 
     async def import_record(request: Request) -> Response:
+        from hiveai.play.session import Players
         from hiveai.gamerecord import read_game
 
         data = await _body(request)
@@ -579,9 +605,15 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
     ]
 
     async def startup() -> None:
-        server.loop = asyncio.get_running_loop()
-        if start_engine:
-            engine.start()
+        server.loop = loop = asyncio.get_running_loop()
+
+        def tell_pages() -> None:
+            for live in server.live.values():
+                server._broadcast(live)
+
+        engine.on_status = lambda: loop.call_soon_threadsafe(tell_pages)
+        if start_engine:  # just after the server is up: loading numba holds the interpreter a while
+            loop.call_later(ENGINE_START_DELAY, engine.start)
 
     async def shutdown() -> None:
         for live in server.live.values():
@@ -607,6 +639,8 @@ _NO_FRAMES = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ances
 
 
 def _board_from_text(text: str) -> Board:
+    from hiveai.board import Board
+
     """The position of a pasted GameString (set-up): its moves replayed, errors naming the move."""
     try:
         return Board.from_game_string(text)

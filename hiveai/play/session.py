@@ -21,22 +21,21 @@ from hiveai.hex_grid import CELL_MASK
 from hiveai.level import MAX_LEVEL, check_level
 from hiveai.notation import parse_game_type_string
 from hiveai.outcome import BLACK, DRAW, WHITE, Outcome, Termination
+from hiveai.play import BadRequest
 from hiveai.svg import board as board_svg
 from hiveai.svg import cell_centres
 
-__all__ = ["COLOURS", "GAME_TYPES", "Game", "Players", "BadRequest", "parse_game_type"]
+__all__ = ["COLOURS", "GAME_TYPES", "Game", "Players", "parse_game_type"]
 
 # The game types the new-game form offers: the eight of UHP and Critters (hiveai.bug's order).
 GAME_TYPES = tuple(game_type_string(gt) for gt in range(N_GAME_TYPES))
 # colour= in the URL: which side the person takes (or none, or both).
 COLOURS = ("white", "black", "engines", "people")
 HUMAN, ENGINE = "human", "engine"
+# hiveai.svg's colours, but no background: the page paints it (light or dark).
+PAGE_COLORS = {"background": ""}
 # Longest time per move the form takes (seconds).
 MAX_SECONDS = 600.0
-
-
-class BadRequest(ValueError):
-    """A request the board refuses; the message is shown in the page."""
 
 
 def parse_game_type(text: str) -> str:
@@ -240,8 +239,9 @@ class Game:
             out.setdefault(m.piece, []).append([m.text, x, y])
         return out
 
-    def svg(self, arrows=(), colors=None) -> str:
-        return board_svg(self.board, arrows=arrows, colors=colors)
+    def svg(self, arrows=()) -> str:
+        """The picture, with no background of its own: the page's light or dark panel shows through."""
+        return board_svg(self.board, arrows=arrows, colors=PAGE_COLORS)
 
     def view(self) -> dict:
         """The page's picture of the game (JSON-ready)."""

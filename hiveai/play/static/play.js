@@ -12,6 +12,7 @@
   var selected = null;    // the picked piece's name
   var viewPly = null;     // stepping through the game: the ply shown, else null (the present)
   var socket = null;
+  var drawn = "";         // the picture on the board now (a state that changes nothing there keeps the pick)
   // Time from a click on a piece to its destinations being in the DOM (ms), one entry per pick.
   window.hiveaiTimings = [];
 
@@ -50,6 +51,10 @@
   }
 
   function drawBoard(svgText, picks) {
+    var kept = selected;
+    var key = svgText + "|" + Object.keys(picks || {}).join(",");
+    if (key === drawn) { return; }
+    drawn = key;
     boardEl.innerHTML = svgText;
     selected = null;
     var svg = boardEl.querySelector("svg");
@@ -70,6 +75,8 @@
         g.removeAttribute("data-piece");
       }
     });
+    var again = kept && picks && picks[kept] && svg.querySelector('g.piece[data-piece="' + kept + '"]');
+    if (again) { pick(kept, again); } // the same piece stays picked over a new picture (an arrow, say)
   }
 
   function clearPick() {
