@@ -49,8 +49,10 @@ class FirstMove(EngineSide):
     def analyse(self, board, *, multipv, stop, on_lines, seconds=None):
         moves = board.legal_moves[:multipv]
         on_lines(1, [AnalysisLine(10 - i, [str(m)]) for i, m in enumerate(moves)])
-        if seconds is None:
-            stop.wait(5)
+        for _ in range(500):  # until stopped (at most 5 s)
+            if seconds is not None or stop.is_set():
+                break
+            threading.Event().wait(0.01)
 
 
 @pytest.fixture
@@ -140,11 +142,18 @@ def test_a_move_brings_the_engines_reply_and_undo_takes_both_back(client):
     assert undone["ply"] == 0 and undone["gamestring"] == "Base+MLP;NotStarted;White[1]"
 
 
-def test_a_game_on_the_engines_move_gets_no_picks_and_refuses_a_move(client):
-    state = new(client, colour="black")
-    gid = state["id"]
+def test_the_engine_opens_when_the_person_plays_black(client):
+    gid = new(client, colour="black")["id"]
     state = wait_for(client, gid, lambda s: s["ply"] == 1)
-    assert state["picks"] and state["turn"] == "Black"
+    assert state["picks"] and state["turn"] == "Black" and not state["engine_to_move"]
+
+
+def test_engine_against_engine_plays_on_by_itself(client):
+    gid = new(client, colour="engines")["id"]
+    state = wait_for(client, gid, lambda s: s["ply"] >= 6)
+    assert state["picks"] == {}  # nobody at the board picks a piece
+    assert client.post(f"/api/game/{gid}/move", json={"move": "wA1"}).status_code == 400
+    client.post(f"/api/game/{gid}/resign")  # stops it
 
 
 def test_an_illegal_move_is_refused_and_the_game_unchanged(client):
@@ -362,3 +371,23 @@ def test_store_keeps_the_last_commit_when_a_write_is_killed_mid_way(tmp_path):
     store.update(gid, "Base;InProgress;White[2];wA1;bA1 wA1-")  # and it takes writes again
     assert store.get(gid).game_string.endswith("bA1 wA1-")
     store.close()
+
+
+@pytest.mark.slow
+def test_a_uhp_engine_plays_behind_the_board(tmp_path):
+    """``hiveai play --engine COMMAND``: here hiveai itself, run as a UHP engine in its own process."""
+    pytest.importorskip("hiveai.engine")
+    from hiveai.play.engines import UhpEngine
+
+    engine = UhpEngine(f"{sys.executable} -m hiveai")
+    with TestClient(create_app(GameStore(tmp_path / "games.sqlite3"), engine)) as c:
+        gid = new(c, colour="black", seconds=0.2)["id"]
+        state = wait_for(c, gid, lambda s: s["ply"] == 1, tries=6000)
+        assert state["engine"]["status"] == READY and state["history"][0] in legal_first_moves()
+        c.post(f"/api/game/{gid}/hint")
+        assert wait_for(c, gid, lambda s: s["hint"] is not None, tries=6000)["hint"]["move"]
+    engine.close()
+
+
+def legal_first_moves() -> set[str]:
+    return {str(m) for m in Board("Base+MLP").legal_moves}

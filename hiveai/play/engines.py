@@ -138,11 +138,19 @@ class InProcessEngine(EngineSide):
 
 class UhpEngine(EngineSide):
     """Another engine over the Universal Hive Protocol (``hiveai play --engine "nokamute uhp"``),
-    through hiveai's UHP client (:mod:`hiveai.engine`)."""
+    through hiveai's UHP client (:func:`hiveai.engine.popen_uhp`, the one tournaments use).
+
+    UHP has no way to stop a timed ``bestmove``, so a superseded search runs out
+    its time and its answer is dropped; analysis is a series of timed searches,
+    each twice as long as the last, until stopped.
+    """
 
     def __init__(self, command: str) -> None:
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise ValueError("--engine needs a command, e.g. --engine \"nokamute uhp\"")
         self.command = command
-        self.name = shlex.split(command)[0] if command.strip() else "engine"
+        self.name = self.argv[0].rsplit("/", 1)[-1]
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self._engine = None
@@ -152,9 +160,10 @@ class UhpEngine(EngineSide):
 
     def _load(self) -> None:
         try:
-            from hiveai.engine import popen_uhp  # the UHP client tournaments use
+            from hiveai.engine import popen_uhp
 
-            self._engine = popen_uhp(self.command)
+            self._engine = popen_uhp(self.argv)
+            self.name = self._engine.id or self.name
             self.status = READY
         except Exception as e:
             self.error = f"{type(e).__name__}: {e}"
@@ -172,20 +181,40 @@ class UhpEngine(EngineSide):
             raise RuntimeError(f"{self.command!r} did not start: {self.error}")
         return self._engine
 
-    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
+    def _search(self, board: Board, seconds: float, analyse: bool):
+        from hiveai.engine import UnsupportedLimitError
+        from hiveai.limit import Limit
+
         engine = self._engine_or_raise()
+        call = engine.analyse if analyse else engine.play
+        try:
+            return call(board, Limit(time=seconds))
+        except UnsupportedLimitError:  # an engine that takes whole seconds only (nokamute)
+            engine.whole_seconds = True
+            return call(board, Limit(time=max(1.0, seconds)))
+
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
         with self._lock:
-            return str(engine.best_move(board.game_string(), seconds=seconds))
+            engine = self._engine_or_raise()
+            level_option = engine.options.get("Level")
+            if level_option is not None:
+                engine.configure({level_option.name: level})
+            return str(self._search(board, seconds, analyse=False).move)
 
     def analyse(self, board, *, multipv, stop, on_lines, seconds=None) -> None:
-        engine = self._engine_or_raise()
-        with self._lock:
-            move = str(engine.best_move(board.game_string(), seconds=seconds or 1.0))
-        on_lines(0, [AnalysisLine(0, [move])])
+        step = seconds or 1.0
+        while True:
+            with self._lock:
+                result = self._search(board, step, analyse=True)
+            score = int(result.score) if result.score is not None else 0
+            on_lines(result.depth or 0, [AnalysisLine(score, result.pv or [str(result.move)])])
+            if seconds is not None or stop.is_set():
+                return
+            step *= 2
 
     def close(self) -> None:
-        if self._engine is not None and hasattr(self._engine, "close"):
-            self._engine.close()
+        if self._engine is not None:
+            self._engine.quit()
 
 
 def engine_side(command: str | None) -> EngineSide:
