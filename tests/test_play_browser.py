@@ -316,6 +316,7 @@ def screenshots(out: Path) -> None:
         page.wait_for_my_move()
         page.click('#board [data-piece="wA2"]' if "wA2" in page.pickable() else "#board [data-piece]")
         d.save_screenshot(str(out / "play.png"))
+        page.click("#board .selected")  # a second click lets go of the piece
         page.click('[data-action="theme"]')
         page.click('[data-action="analyse"]')
         page.until(lambda: page.js("return !document.getElementById('evalbar').hidden"), "analysis lines")
@@ -324,6 +325,9 @@ def screenshots(out: Path) -> None:
     finally:
         d.quit()
         s.stop()
+    if shutil.which("convert"):  # ImageMagick, where there is one: a palette of 128 colours keeps the files small
+        for name in ("play.png", "play-analysis.png"):
+            subprocess.run(["convert", str(out / name), "-colors", "128", f"PNG8:{out / name}"], check=True)
 
 
 if __name__ == "__main__":

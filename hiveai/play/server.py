@@ -155,7 +155,7 @@ class PlayServer:
                       for i, ln in reversed(list(enumerate(live.analysis["lines"]))) if ln["pv"]]
         if live.hint:
             arrows.append(Arrow(live.hint["move"], HINT_COLOUR))
-        view = g.view()
+        view = g.view(either_side=live.analysing)
         if arrows:
             try:
                 view["svg"] = g.svg(arrows)

@@ -226,10 +226,11 @@ class Game:
         loser = "" if end.winner is None else COLOUR_NAMES[1 - end.winner]
         return f"{str(end).split(' (')[0]}: {how.format(loser=loser.lower() if 'queen' in how else loser)}."
 
-    def picks(self) -> dict[str, list[list]]:
+    def picks(self, either_side: bool = False) -> dict[str, list[list]]:
         """For each piece a person may pick now: its moves as [MoveString, x, y] (the destination's
-        centre in the picture). Empty while the engine is to move or the game is over."""
-        if self.over or self.engine_to_move:
+        centre in the picture). Empty while the engine is to move (unless ``either_side``: analysis)
+        or the game is over."""
+        if self.over or (self.engine_to_move and not either_side):
             return {}
         moves = [m for m in self.board.legal_moves if not m.is_pass]
         centres = cell_centres(self.board, {m.code & CELL_MASK for m in moves})
@@ -243,8 +244,8 @@ class Game:
         """The picture, with no background of its own: the page's light or dark panel shows through."""
         return board_svg(self.board, arrows=arrows, colors=PAGE_COLORS)
 
-    def view(self) -> dict:
-        """The page's picture of the game (JSON-ready)."""
+    def view(self, either_side: bool = False) -> dict:
+        """The page's picture of the game (JSON-ready); ``either_side``: a person may move for the engine too."""
         b = self.board
         return {
             "id": self.id,
@@ -260,6 +261,6 @@ class Game:
             "engine_to_move": self.engine_to_move,
             "pass_only": self.pass_only,
             "history": b.move_history,
-            "picks": self.picks(),
+            "picks": self.picks(either_side),
             "svg": self.svg(),
         }
