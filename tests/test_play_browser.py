@@ -307,7 +307,7 @@ def screenshots(out: Path) -> None:
     """docs/play.md's pictures: a game in progress, and analysis mode (both at a desktop width)."""
     folder = Path(tempfile.mkdtemp(prefix="hiveai-play-shots-"))
     s = Server(folder)
-    d = browser(1100, 720)
+    d = browser(1000, 640)
     try:
         page = Page(d, s)
         record = read_game(SURROUND_GAME)
@@ -325,9 +325,7 @@ def screenshots(out: Path) -> None:
     finally:
         d.quit()
         s.stop()
-    if shutil.which("convert"):  # ImageMagick, where there is one: a palette of 128 colours keeps the files small
-        for name in ("play.png", "play-analysis.png"):
-            subprocess.run(["convert", str(out / name), "-colors", "128", f"PNG8:{out / name}"], check=True)
+
 
 
 if __name__ == "__main__":

@@ -29,6 +29,9 @@ ANALYSIS_LINES = 3
 # Seconds per move at levels 1 to 9: their node budgets end the search long before this.
 LEVEL_SECONDS = 1.0
 
+# Seconds a UHP engine may answer late before it counts as hung (and is killed).
+UHP_GRACE = 60.0
+
 LOADING, READY, FAILED = "loading", "ready", "failed"
 
 
@@ -187,11 +190,13 @@ class UhpEngine(EngineSide):
 
         engine = self._engine_or_raise()
         call = engine.analyse if analyse else engine.play
+        # Room for an engine that loads its search on the first bestmove (hiveai compiles or reads its kernels).
+        timeout = seconds + UHP_GRACE
         try:
-            return call(board, Limit(time=seconds))
+            return call(board, Limit(time=seconds), timeout)
         except UnsupportedLimitError:  # an engine that takes whole seconds only (nokamute)
             engine.whole_seconds = True
-            return call(board, Limit(time=max(1.0, seconds)))
+            return call(board, Limit(time=max(1.0, seconds)), timeout)
 
     def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
         with self._lock:
