@@ -40,7 +40,11 @@ class FirstMove(EngineSide):
     status = READY
 
     def __init__(self) -> None:
+        super().__init__()
         self.searched = threading.Event()
+
+    def start(self) -> None:  # nothing to load
+        self._ready.set()
 
     def best_move(self, board, *, level, seconds, stop):
         self.searched.set()

@@ -44,7 +44,11 @@ class AnalysisLine:
 
 
 class EngineSide:
-    """What the board needs from an engine. ``status`` is ``loading``, ``ready`` or ``failed``."""
+    """What the board needs from an engine. ``status`` is ``loading``, ``ready`` or ``failed``.
+
+    :meth:`start` loads the engine in a background thread (a subclass's
+    :meth:`_open`); the searches wait for it, one at a time.
+    """
 
     name = "engine"
     status = LOADING
@@ -52,11 +56,39 @@ class EngineSide:
     #: Called (from any thread) when ``status`` changes; the server sets it to tell the pages.
     on_status: Callable[[], None] = staticmethod(lambda: None)
 
+    def __init__(self) -> None:
+        self._ready = threading.Event()
+        self._lock = threading.Lock()  # one search at a time
+        self._backend = None
+
+    def _open(self):
+        """Load the engine (in the loading thread); what the searches use."""
+        raise NotImplementedError
+
     def start(self) -> None:
         """Begin loading in the background (the board shows "engine is loading" meanwhile)."""
+        threading.Thread(target=self._load, name=f"{type(self).__name__}-load", daemon=True).start()
+
+    def _load(self) -> None:
+        try:
+            self._backend = self._open()
+            self.status = READY
+        except Exception as e:  # shown on the board instead of a frozen page
+            self.error = f"{type(e).__name__}: {e}"
+            self.status = FAILED
+        finally:
+            self._ready.set()
+            self.on_status()
 
     def wait_ready(self, timeout: float | None = None) -> bool:
-        return True
+        """Whether the engine loaded, waiting up to ``timeout`` seconds for it."""
+        return self._ready.wait(timeout) and self.status == READY
+
+    def _backend_or_raise(self):
+        self._ready.wait()
+        if self._backend is None:
+            raise RuntimeError(f"{self.name} failed to load: {self.error}")
+        return self._backend
 
     def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
         """The MoveString to play on ``board``."""
@@ -77,43 +109,21 @@ class InProcessEngine(EngineSide):
     name = "hiveai"
 
     def __init__(self, threads: int = 1) -> None:
+        super().__init__()
         self.threads = threads
-        self._ready = threading.Event()
-        self._lock = threading.Lock()  # one search at a time
-        self._searcher = None
         self._rng = random.Random()
 
-    def start(self) -> None:
-        threading.Thread(target=self._load, name="hiveai-engine-load", daemon=True).start()
+    def _open(self):
+        from hiveai.search import Searcher
 
-    def _load(self) -> None:
-        try:
-            from hiveai.search import Searcher
-
-            searcher = Searcher(tt_mb=TT_MB, threads=self.threads)
-            searcher.warm()
-            self._searcher = searcher
-            self.status = READY
-        except Exception as e:  # shown on the board instead of a frozen page
-            self.error = f"{type(e).__name__}: {e}"
-            self.status = FAILED
-        finally:
-            self._ready.set()
-            self.on_status()
-
-    def wait_ready(self, timeout: float | None = None) -> bool:
-        return self._ready.wait(timeout) and self.status == READY
-
-    def _searcher_or_raise(self):
-        self._ready.wait()
-        if self._searcher is None:
-            raise RuntimeError(f"the engine failed to load: {self.error}")
-        return self._searcher
+        searcher = Searcher(tt_mb=TT_MB, threads=self.threads)
+        searcher.warm()
+        return searcher
 
     def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
         from hiveai.search import search
 
-        searcher = self._searcher_or_raise()
+        searcher = self._backend_or_raise()
         with self._lock:
             result = search(board, time=seconds, level=level, searcher=searcher, stop=stop, rng=self._rng)
         return result.move_string
@@ -121,7 +131,7 @@ class InProcessEngine(EngineSide):
     def analyse(self, board, *, multipv, stop, on_lines, seconds=None) -> None:
         from hiveai.search import search
 
-        searcher = self._searcher_or_raise()
+        searcher = self._backend_or_raise()
         lines: dict[int, AnalysisLine] = {}
         count = min(multipv, len(board.legal_moves))
 
@@ -152,43 +162,22 @@ class UhpEngine(EngineSide):
         self.argv = shlex.split(command)
         if not self.argv:
             raise ValueError("--engine needs a command, e.g. --engine \"nokamute uhp\"")
+        super().__init__()
         self.command = command
         self.name = self.argv[0].rsplit("/", 1)[-1]
-        self._ready = threading.Event()
-        self._lock = threading.Lock()
-        self._engine = None
 
-    def start(self) -> None:
-        threading.Thread(target=self._load, name="uhp-engine-load", daemon=True).start()
+    def _open(self):
+        from hiveai.engine import popen_uhp  # the UHP client tournaments use
 
-    def _load(self) -> None:
-        try:
-            from hiveai.engine import popen_uhp
-
-            self._engine = popen_uhp(self.argv)
-            self.name = self._engine.id or self.name
-            self.status = READY
-        except Exception as e:
-            self.error = f"{type(e).__name__}: {e}"
-            self.status = FAILED
-        finally:
-            self._ready.set()
-            self.on_status()
-
-    def wait_ready(self, timeout: float | None = None) -> bool:
-        return self._ready.wait(timeout) and self.status == READY
-
-    def _engine_or_raise(self):
-        self._ready.wait()
-        if self._engine is None:
-            raise RuntimeError(f"{self.command!r} did not start: {self.error}")
-        return self._engine
+        engine = popen_uhp(self.argv)
+        self.name = (engine.id or self.name).strip()
+        return engine
 
     def _search(self, board: Board, seconds: float, analyse: bool):
         from hiveai.engine import UnsupportedLimitError
         from hiveai.limit import Limit
 
-        engine = self._engine_or_raise()
+        engine = self._backend_or_raise()
         call = engine.analyse if analyse else engine.play
         # Room for an engine that loads its search on the first bestmove (hiveai compiles or reads its kernels).
         timeout = seconds + UHP_GRACE
@@ -200,7 +189,7 @@ class UhpEngine(EngineSide):
 
     def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
         with self._lock:
-            engine = self._engine_or_raise()
+            engine = self._backend_or_raise()
             level_option = engine.options.get("Level")
             if level_option is not None:
                 engine.configure({level_option.name: level})
@@ -218,8 +207,8 @@ class UhpEngine(EngineSide):
             step *= 2
 
     def close(self) -> None:
-        if self._engine is not None:
-            self._engine.quit()
+        if self._backend is not None:
+            self._backend.quit()
 
 
 def engine_side(command: str | None) -> EngineSide:

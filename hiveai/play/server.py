@@ -611,7 +611,13 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
             for live in server.live.values():
                 server._broadcast(live)
 
-        engine.on_status = lambda: loop.call_soon_threadsafe(tell_pages)
+        def on_status() -> None:
+            try:
+                loop.call_soon_threadsafe(tell_pages)
+            except RuntimeError:  # the server has stopped meanwhile
+                pass
+
+        engine.on_status = on_status
         if start_engine:  # just after the server is up: loading numba holds the interpreter a while
             loop.call_later(ENGINE_START_DELAY, engine.start)
 
