@@ -307,7 +307,7 @@ def screenshots(out: Path) -> None:
     """docs/play.md's pictures: a game in progress, and analysis mode (both at a desktop width)."""
     folder = Path(tempfile.mkdtemp(prefix="hiveai-play-shots-"))
     s = Server(folder)
-    d = browser(1000, 640)
+    d = browser(1100, 720)
     try:
         page = Page(d, s)
         record = read_game(SURROUND_GAME)

@@ -135,8 +135,7 @@
       if ((viewPly === null ? s.ply : viewPly) === i + 1) { li.className = "current"; }
       ol.appendChild(li);
     });
-    var current = ol.querySelector(".current");
-    if (current && current.scrollIntoView) { current.scrollIntoView({block: "nearest"}); }
+    if (viewPly === null) { ol.scrollTop = ol.scrollHeight; } // the list scrolls, never the page
   }
 
   function renderAnalysis(s) {
