@@ -676,6 +676,31 @@ def tune(game_types: tuple[str, ...], games: int, depth: int, random_plies: int,
         sys.exit(130)
 
 
+@main.command()
+@click.option("--no-browser", is_flag=True, help="Do not open the page in the default browser.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but the loopback address lets other machines drive the engine.")
+@click.option("--port", type=click.IntRange(0, 65535), help="Port to listen on [default: 8421, or a free one if taken].")
+@click.option("--engine", "engine_command", metavar="COMMAND",
+              help='A UHP engine to play instead of hiveai, e.g. --engine "nokamute uhp".')
+@click.option("--db", type=click.Path(dir_okay=False), help="The games database [default: in the user's data directory].")
+def play(no_browser: bool, host: str, port: int | None, engine_command: str | None, db: str | None) -> None:
+    """Play and analyse on a board in the browser (a local web server).
+
+    Opens the board in the default browser; every game is kept in a database
+    in the user's data directory ($XDG_DATA_HOME/hiveai, else
+    ~/.local/share/hiveai). Ctrl-C stops the server. See docs/play.md.
+    """
+    from hiveai.play import serve
+
+    try:
+        serve(host, port, open_browser=not no_browser, engine_command=engine_command, db=db)
+    except OSError as e:
+        raise click.ClickException(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+    except KeyboardInterrupt:
+        pass
+
+
 def _keep_short_help_whole(group: click.Group) -> None:
     """click cuts a command's summary in a group's list to the terminal width,
     ending it with '...'; an explicit short_help is wrapped instead, whole."""

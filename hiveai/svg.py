@@ -56,7 +56,7 @@ from hiveai.render import stack_of
 if TYPE_CHECKING:
     from hiveai.board import Board, Move
 
-__all__ = ["Arrow", "BUG_COLOURS", "DEFAULT_COLORS", "GLYPHS", "board", "glyph_defs"]
+__all__ = ["Arrow", "BUG_COLOURS", "DEFAULT_COLORS", "GLYPHS", "board", "cell_centres", "glyph_defs"]
 
 # Hexagon size in viewBox units: centre to corner. Everything else scales from it.
 R = 30.0
@@ -470,6 +470,22 @@ def board(
             f'width="{width:.0f}" height="{height:.0f}" class="hive-board" role="img">'
             f"<title>{escape(_board_title(board))}</title>"
             + (glyph_defs(used, colors, board.game_type) if defs else "") + "".join(out) + "</svg>")
+
+
+def cell_centres(board: Board, cells: Iterable[int], *, hands: bool = True) -> dict[int, tuple[float, float]]:
+    """Where :func:`board` (with the same ``hands``) draws the centre of each of ``cells``,
+    in viewBox units: cells on or next to the hive, as every move's destination is.
+
+    An interactive board uses it to mark a piece's destinations over the picture.
+
+    >>> from hiveai.board import Board
+    >>> b = Board.parse("Base;InProgress;Black[1];wG1")
+    >>> centre = cell_centres(b, [m.code & CELL_MASK for m in b.legal_moves])
+    >>> len(centre) == 6 and all(len(xy) == 2 for xy in centre.values())
+    True
+    """
+    layout = _Layout(board, hands)
+    return {cell: tuple(round(v, 1) for v in layout.cell_xy(cell)) for cell in cells}
 
 
 def _board_title(board: Board) -> str:

@@ -1,0 +1,216 @@
+"""The engine behind the board: hiveai's own search in this process, or any UHP engine.
+
+Both speak the same small interface (:class:`EngineSide`), called from a
+worker thread, never from the server's event loop: :meth:`~EngineSide.best_move`
+for a move to play, :meth:`~EngineSide.analyse` for live lines. Each takes a
+:class:`~hiveai.timeman.StopFlag`; the server sets it when a newer request
+supersedes the search (an undo, a move, another game), and the search ends
+within milliseconds.
+"""
+
+from __future__ import annotations
+
+import random
+import shlex
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # the rules load with the engine, after the page is up
+    from hiveai.board import Board
+    from hiveai.timeman import StopFlag
+
+__all__ = ["AnalysisLine", "EngineSide", "InProcessEngine", "UhpEngine", "engine_side"]
+
+# Size of the in-process engine's transposition table (MB): a quick start, enough for seconds per move.
+TT_MB = 64
+# Lines an analysis shows (multipv) unless asked for another number.
+ANALYSIS_LINES = 3
+# Seconds per move at levels 1 to 9: their node budgets end the search long before this.
+LEVEL_SECONDS = 1.0
+
+# Seconds a UHP engine may answer late before it counts as hung (and is killed).
+UHP_GRACE = 60.0
+
+LOADING, READY, FAILED = "loading", "ready", "failed"
+
+
+@dataclass
+class AnalysisLine:
+    """One line of an analysis: its score (side to move's view), and moves from the analysed position."""
+
+    score: int
+    pv: list[str]
+
+
+class EngineSide:
+    """What the board needs from an engine. ``status`` is ``loading``, ``ready`` or ``failed``.
+
+    :meth:`start` loads the engine in a background thread (a subclass's
+    :meth:`_open`); the searches wait for it, one at a time.
+    """
+
+    name = "engine"
+    status = LOADING
+    error = ""
+    #: Called (from any thread) when ``status`` changes; the server sets it to tell the pages.
+    on_status: Callable[[], None] = staticmethod(lambda: None)
+
+    def __init__(self) -> None:
+        self._ready = threading.Event()
+        self._lock = threading.Lock()  # one search at a time
+        self._backend = None
+
+    def _open(self):
+        """Load the engine (in the loading thread); what the searches use."""
+        raise NotImplementedError
+
+    def start(self) -> None:
+        """Begin loading in the background (the board shows "engine is loading" meanwhile)."""
+        threading.Thread(target=self._load, name=f"{type(self).__name__}-load", daemon=True).start()
+
+    def _load(self) -> None:
+        try:
+            self._backend = self._open()
+            self.status = READY
+        except Exception as e:  # shown on the board instead of a frozen page
+            self.error = f"{type(e).__name__}: {e}"
+            self.status = FAILED
+        finally:
+            self._ready.set()
+            self.on_status()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Whether the engine loaded, waiting up to ``timeout`` seconds for it."""
+        return self._ready.wait(timeout) and self.status == READY
+
+    def _backend_or_raise(self):
+        self._ready.wait()
+        if self._backend is None:
+            raise RuntimeError(f"{self.name} failed to load: {self.error}")
+        return self._backend
+
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
+        """The MoveString to play on ``board``."""
+        raise NotImplementedError
+
+    def analyse(self, board: Board, *, multipv: int, stop: StopFlag,
+                on_lines: Callable[[int, list[AnalysisLine]], None], seconds: float | None = None) -> None:
+        """Search ``board`` until ``stop`` (or ``seconds``), calling ``on_lines(depth, lines)`` as it deepens."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Let go of the engine (a process: end it)."""
+
+
+class InProcessEngine(EngineSide):
+    """hiveai's search, in this process: the kernels load in a background thread."""
+
+    name = "hiveai"
+
+    def __init__(self, threads: int = 1) -> None:
+        super().__init__()
+        self.threads = threads
+        self._rng = random.Random()
+
+    def _open(self):
+        from hiveai.search import Searcher
+
+        searcher = Searcher(tt_mb=TT_MB, threads=self.threads)
+        searcher.warm()
+        return searcher
+
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
+        from hiveai.search import search
+
+        searcher = self._backend_or_raise()
+        with self._lock:
+            result = search(board, time=seconds, level=level, searcher=searcher, stop=stop, rng=self._rng)
+        return result.move_string
+
+    def analyse(self, board, *, multipv, stop, on_lines, seconds=None) -> None:
+        from hiveai.search import search
+
+        searcher = self._backend_or_raise()
+        lines: dict[int, AnalysisLine] = {}
+        count = min(multipv, len(board.legal_moves))
+
+        def on_iteration(info) -> None:
+            lines[info.multipv] = AnalysisLine(info.score, [str(m) for m in info.pv])
+            if info.multipv == count:  # a whole iteration: every line at this depth
+                on_lines(info.depth, [lines[k] for k in sorted(lines) if k <= count])
+
+        with self._lock:
+            if seconds is None:
+                from hiveai.timeman import infinite_limits
+
+                searcher.search(board, infinite_limits(stop), count, on_iteration)
+            else:
+                search(board, time=seconds, multipv=count, searcher=searcher, stop=stop, on_iteration=on_iteration)
+
+
+class UhpEngine(EngineSide):
+    """Another engine over the Universal Hive Protocol (``hiveai play --engine "nokamute uhp"``),
+    through hiveai's UHP client (:func:`hiveai.engine.popen_uhp`, the one tournaments use).
+
+    UHP has no way to stop a timed ``bestmove``, so a superseded search runs out
+    its time and its answer is dropped; analysis is a series of timed searches,
+    each twice as long as the last, until stopped.
+    """
+
+    def __init__(self, command: str) -> None:
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise ValueError("--engine needs a command, e.g. --engine \"nokamute uhp\"")
+        super().__init__()
+        self.command = command
+        self.name = self.argv[0].rsplit("/", 1)[-1]
+
+    def _open(self):
+        from hiveai.engine import popen_uhp  # the UHP client tournaments use
+
+        engine = popen_uhp(self.argv)
+        self.name = (engine.id or self.name).strip()
+        return engine
+
+    def _search(self, board: Board, seconds: float, analyse: bool):
+        from hiveai.engine import UnsupportedLimitError
+        from hiveai.limit import Limit
+
+        engine = self._backend_or_raise()
+        call = engine.analyse if analyse else engine.play
+        # Room for an engine that loads its search on the first bestmove (hiveai compiles or reads its kernels).
+        timeout = seconds + UHP_GRACE
+        try:
+            return call(board, Limit(time=seconds), timeout)
+        except UnsupportedLimitError:  # an engine that takes whole seconds only (nokamute)
+            engine.whole_seconds = True
+            return call(board, Limit(time=max(1.0, seconds)), timeout)
+
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
+        with self._lock:
+            engine = self._backend_or_raise()
+            level_option = engine.options.get("Level")
+            if level_option is not None:
+                engine.configure({level_option.name: level})
+            return str(self._search(board, seconds, analyse=False).move)
+
+    def analyse(self, board, *, multipv, stop, on_lines, seconds=None) -> None:
+        step = seconds or 1.0
+        while True:
+            with self._lock:
+                result = self._search(board, step, analyse=True)
+            score = int(result.score) if result.score is not None else 0
+            on_lines(result.depth or 0, [AnalysisLine(score, result.pv or [str(result.move)])])
+            if seconds is not None or stop.is_set():
+                return
+            step *= 2
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.quit()
+
+
+def engine_side(command: str | None) -> EngineSide:
+    """The in-process engine (``None``) or the UHP engine ``command`` starts."""
+    return InProcessEngine() if not command else UhpEngine(command)

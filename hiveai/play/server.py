@@ -1,0 +1,660 @@
+"""The board's web server: a Starlette app, JSON actions over HTTP, live updates over a WebSocket.
+
+Routes (every answer JSON unless named otherwise; an error is ``{"error": message}``
+with a 4xx status, and leaves the game unchanged):
+
+* ``GET /`` the page; ``GET /static/NAME`` its script, style and icon (a fixed set).
+* ``POST /api/new`` ``{game, colour, level, seconds, gamestring}`` a new game.
+* ``GET /api/games`` the recent games; ``GET /api/game/ID`` one game's state.
+* ``POST /api/game/ID/ACTION`` with ACTION one of ``move`` ``{move}``, ``undo``,
+  ``resign``, ``draw``, ``hint``, ``analyse`` ``{on, lines}``, ``review``,
+  ``playon`` ``{ply, colour, level}``.
+* ``GET /api/game/ID/at/PLY`` the picture after PLY moves (stepping through a game).
+* ``GET /api/game/ID/pgn`` the game as a PGN download; ``GET /api/game/ID/review`` its review page.
+* ``POST /api/import`` ``{text}`` a GameString or PGN, as a new game (at most :data:`MAX_UPLOAD` bytes).
+* ``WS /ws/ID`` the game's state, sent again after every change (engine moves, thinking, analysis lines).
+
+Security: the server binds the loopback address unless told otherwise, and
+refuses any HTTP request or WebSocket handshake whose ``Host`` is not the
+server's own name or whose ``Origin`` (when sent) is not the server's own page,
+so a web page elsewhere cannot drive the engine or read the games (DNS
+rebinding, cross-site requests). Actions take JSON bodies only, which a
+cross-site form cannot send. No request names a file: the static files are
+a fixed list inside the package, the games live in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from typing import TYPE_CHECKING
+
+from hiveai.errors import HiveError
+from hiveai.play import BadRequest
+from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide
+from hiveai.play.store import GameStore
+from hiveai.score import MATE_BOUND, format_score
+from hiveai.timeman import StopFlag
+
+# The rules, the pictures and the hints load numba, which takes a while: they are imported when
+# first used (the engine's loading thread imports them at once), so the page answers at once.
+if TYPE_CHECKING:
+    from hiveai.board import Board
+    from hiveai.play.session import Game, Players
+
+__all__ = ["MAX_UPLOAD", "PlayServer", "create_app"]
+
+log = logging.getLogger("hiveai.play")
+
+# Largest request body taken (bytes): a long game's PGN is a few kilobytes.
+MAX_UPLOAD = 1 << 20
+# The hint searches this long (seconds) unless the game's time per move is shorter.
+HINT_SECONDS = 1.0
+# The review's search depth per position (the review page's default).
+REVIEW_DEPTH = 2
+# Colours of the analysis lines' arrows, best first, and the hint's.
+LINE_COLOURS = ("#1e6fd9", "#7048e8", "#868e96", "#adb5bd", "#ced4da")
+HINT_COLOUR = "#2f9e44"
+# Seconds between the server starting and the engine starting to load (the page answers first).
+ENGINE_START_DELAY = 0.2
+# Scores drawn at the evaluation bar's ends (hundredths; hiveai.analyse's cap).
+BAR_CAP = 1000
+
+STATIC = {
+    "play.js": "text/javascript; charset=utf-8",
+    "play.css": "text/css; charset=utf-8",
+    "icon.svg": "image/svg+xml",
+}
+
+
+def _static(name: str) -> bytes:
+    return (resources.files("hiveai.play") / "static" / name).read_bytes()
+
+
+@dataclass
+class _Live:
+    """What the server knows of a game beyond the store: the engine's work on it."""
+
+    game: Game
+    version: int = 0
+    job: StopFlag | None = None  # the running engine search, stopped when superseded
+    thinking: str = ""  # "move", "hint", "analyse", "review"
+    analysing: bool = False
+    lines: int = ANALYSIS_LINES
+    analysis: dict | None = None
+    hint: dict | None = None
+    review: str = ""  # "", "running k/n", "ready"
+    review_html: str = ""
+    error: str = ""
+    sockets: set = field(default_factory=set)
+
+
+class PlayServer:
+    """The board's state and actions; :func:`create_app` wraps it in HTTP routes."""
+
+    def __init__(self, store: GameStore, engine: EngineSide, allowed_hosts: set[str]) -> None:
+        self.store = store
+        self.engine = engine
+        self.allowed_hosts = {h.lower() for h in allowed_hosts}
+        self.live: dict[int, _Live] = {}
+        self.pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="hiveai-play")
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # --- games ---------------------------------------------------------------------
+
+    def _load(self, game_id: int) -> _Live:
+        from hiveai.board import Board
+        from hiveai.play.session import Game, Players
+
+        if game_id in self.live:
+            return self.live[game_id]
+        stored = self.store.get(game_id)
+        if stored is None:
+            raise BadRequest(f"There is no game {game_id}.")
+        try:
+            board = Board.from_game_string(stored.game_string)
+        except HiveError as e:
+            raise BadRequest(f"Game {game_id} cannot be replayed: {e}") from None
+        game = Game(board, Players.from_dict(stored.settings), Game.parse_outcome(stored.outcome), game_id)
+        self.live[game_id] = live = _Live(game)
+        return live
+
+    def _save(self, live: _Live) -> None:
+        g = live.game
+        self.store.update(g.id, g.board.game_string(), g.outcome_text(), g.settings())
+
+    def new_game(self, board: Board, players: Players) -> _Live:
+        from hiveai.play.session import Game
+
+        for other in self.live.values():  # one board in front of the player: the other games' engines stop
+            self._stop(other)
+        game = Game(board, players)
+        game.id = self.store.create(board.game_string(), game.settings())
+        self.live[game.id] = live = _Live(game)
+        return live
+
+    def state(self, live: _Live) -> dict:
+        from hiveai.svg import Arrow
+
+        g = live.game
+        arrows = []
+        if live.analysis:
+            arrows = [Arrow(ln["pv"][0], LINE_COLOURS[min(i, len(LINE_COLOURS) - 1)])
+                      for i, ln in reversed(list(enumerate(live.analysis["lines"]))) if ln["pv"]]
+        if live.hint:
+            arrows.append(Arrow(live.hint["move"], HINT_COLOUR))
+        view = g.view(either_side=live.analysing)
+        if arrows:
+            try:
+                view["svg"] = g.svg(arrows)
+            except (HiveError, ValueError):  # lines of an older position: draw none
+                pass
+        view.update(version=live.version, thinking=live.thinking, analysing=live.analysing,
+                    analysis=live.analysis, hint=live.hint, review=live.review, error=live.error,
+                    engine={"name": self.engine.name, "status": self.engine.status, "error": self.engine.error})
+        return view
+
+    # --- the engine ------------------------------------------------------------------
+
+    def _stop(self, live: _Live) -> None:
+        if live.job is not None:
+            live.job.set()
+            live.job = None
+        live.thinking = ""
+
+    def _run(self, live: _Live, kind: str, work, done) -> None:
+        """Run ``work(stop)`` in a worker thread as ``live``'s engine job; ``done(result)`` back on the loop
+        unless a newer job superseded it."""
+        self._stop(live)
+        stop = StopFlag()
+        live.job, live.thinking = stop, kind
+        loop = self.loop
+
+        def finish(future) -> None:
+            loop.call_soon_threadsafe(self._finished, live, stop, kind, future, done)
+
+        self.pool.submit(work, stop).add_done_callback(finish)
+
+    def _finished(self, live: _Live, stop: StopFlag, kind: str, future, done) -> None:
+        if live.job is not stop:
+            return  # superseded: its answer belongs to an older position
+        live.job, live.thinking = None, ""
+        try:
+            done(future.result())
+        except Exception as e:  # the engine failed: say so, keep serving
+            log.exception("engine %s failed", kind)
+            live.error = f"The engine failed ({kind}): {e}"
+            live.analysing = False
+        self._changed(live, engine=False)
+
+    def _changed(self, live: _Live, engine: bool = True) -> None:
+        """After any change: store it, let the engine move (or analyse) if it should, tell the page."""
+        live.version += 1
+        self._save(live)
+        g = live.game
+        if live.analysing and not g.over:
+            self._analyse(live)
+        elif g.engine_to_move and live.job is None:
+            self._engine_move(live)
+        self._broadcast(live)
+
+    def _engine_move(self, live: _Live) -> None:
+        g = live.game
+        board = g.board.copy()
+        players = g.players
+        seconds = players.seconds or LEVEL_SECONDS
+
+        def work(stop: StopFlag) -> str:
+            return self.engine.best_move(board, level=players.level, seconds=seconds, stop=stop)
+
+        def done(move: str) -> None:
+            if g.board.game_string() == board.game_string() and not g.over:
+                g.play(move)
+                live.hint = None
+
+        self._run(live, "move", work, done)
+
+    def _analyse(self, live: _Live) -> None:
+        board = live.game.board.copy()
+        version = live.version
+        loop = self.loop
+
+        def on_lines(depth: int, lines: list[AnalysisLine]) -> None:
+            loop.call_soon_threadsafe(self._on_lines, live, version, board, depth, lines)
+
+        def work(stop: StopFlag) -> None:
+            self.engine.analyse(board, multipv=live.lines, stop=stop, on_lines=on_lines)
+
+        self._run(live, "analyse", work, lambda _: None)
+
+    def _on_lines(self, live: _Live, version: int, board: Board, depth: int, lines: list[AnalysisLine]) -> None:
+        if live.version != version or not live.analysing:
+            return
+        live.analysis = analysis_view(board, depth, lines)
+        self._broadcast(live)
+
+    def _broadcast(self, live: _Live) -> None:
+        if not live.sockets:
+            return
+        text = json.dumps(self.state(live))
+        for ws in list(live.sockets):
+            asyncio.ensure_future(_send(ws, text, live.sockets))
+
+    # --- actions ---------------------------------------------------------------------
+
+    def act(self, live: _Live, action: str, data: dict) -> None:
+        g = live.game
+        live.error = ""
+        if action == "move":
+            move = data.get("move")
+            if not isinstance(move, str) or not move.strip():
+                raise BadRequest('Give a move, e.g. {"move": "wA1 -bG1"}.')
+            if g.engine_to_move and not live.analysing:
+                raise BadRequest("Wait: it is the engine's move.")
+            self._stop(live)
+            g.play(move)
+            live.hint = live.analysis = None
+        elif action == "undo":
+            self._stop(live)
+            g.undo()
+            live.hint = live.analysis = None
+        elif action == "resign":
+            self._stop(live)
+            g.resign()
+        elif action == "draw":
+            self._stop(live)
+            g.agree_draw()
+        elif action == "hint":
+            self._hint(live)
+            return self._broadcast(live)
+        elif action == "analyse":
+            live.analysing = bool(data.get("on", not live.analysing))
+            live.lines = max(1, min(int(data.get("lines") or ANALYSIS_LINES), len(LINE_COLOURS)))
+            live.analysis = live.hint = None
+            self._stop(live)
+        elif action == "review":
+            self._review(live)
+            return self._broadcast(live)
+        else:
+            raise BadRequest(f'Unknown action "{action}".')
+        self._changed(live)
+
+    def _hint(self, live: _Live) -> None:
+        from hiveai.play.hint import reason
+
+        g = live.game
+        if g.over:
+            raise BadRequest(f"The game is over: {g.end}.")
+        board = g.board.copy()
+        seconds = min(HINT_SECONDS, g.players.seconds or HINT_SECONDS)
+        found: list[tuple[int, list[AnalysisLine]]] = []
+
+        def work(stop: StopFlag) -> dict:
+            self.engine.analyse(board, multipv=1, stop=stop, seconds=seconds,
+                                on_lines=lambda depth, lines: found.append((depth, lines)))
+            if not found:
+                raise RuntimeError("the search found no move")
+            depth, lines = found[-1]
+            move = board.parse_move(lines[0].pv[0])
+            return {"move": str(move), "reason": reason(board, move, lines[0].score), "depth": depth,
+                    "score": format_score(lines[0].score)}
+
+        def done(hint: dict) -> None:
+            if g.board.game_string() == board.game_string():
+                live.hint = hint
+
+        self._run(live, "hint", work, done)
+
+    def _review(self, live: _Live) -> None:
+        from hiveai.analyse import analyse_game
+        from hiveai.gamerecord import GameRecord
+        from hiveai.pages import review_page
+
+        g = live.game
+        if not g.board.ply:
+            raise BadRequest("There is no move to review yet.")
+        record = GameRecord.from_board(g.board, g.end.result if g.end else None)
+        live.review = "running"
+
+        def work(stop: StopFlag) -> str:
+            return review_page(analyse_game(record, lambda line: None, depth=REVIEW_DEPTH), name=f"Game {g.id}")
+
+        def done(html: str) -> None:
+            live.review, live.review_html = "ready", html
+
+        self._run(live, "review", work, done)
+
+    def play_on(self, live: _Live, data: dict) -> _Live:
+        """A new game from the first ``ply`` moves of ``live``'s, the person taking the side to move."""
+        from hiveai.board import Board
+        from hiveai.play.session import Players
+
+        g = live.game
+        try:
+            ply = int(data.get("ply", g.board.ply))
+        except (TypeError, ValueError):
+            raise BadRequest(f"ply must be a whole number, not {data.get('ply')!r}.") from None
+        if not 0 <= ply <= g.board.ply:
+            raise BadRequest(f"ply must be 0 to {g.board.ply}, not {ply}.")
+        board = Board(g.board.game_type_string)
+        for move in g.board.move_history[:ply]:
+            board.play(move)
+        colour = data.get("colour") or ("white", "black")[board.turn]
+        players = Players.from_colour(colour, data.get("level", g.players.level), data.get("seconds"))
+        return self.new_game(board, players)
+
+    def at(self, live: _Live, ply: int) -> dict:
+        from hiveai.board import Board
+        from hiveai.play.session import Game
+
+        g = live.game
+        if not 0 <= ply <= g.board.ply:
+            raise BadRequest(f"ply must be 0 to {g.board.ply}, not {ply}.")
+        board = Board(g.board.game_type_string)
+        for move in g.board.move_history[:ply]:
+            board.play(move)
+        return {"ply": ply, "gamestring": board.game_string(), "svg": Game(board).svg()}
+
+
+async def _send(ws: WebSocket, text: str, sockets: set) -> None:
+    try:
+        await ws.send_text(text)
+    except Exception:  # a closed tab: forget it
+        sockets.discard(ws)
+
+
+def analysis_view(board: Board, depth: int, lines: list[AnalysisLine]) -> dict:
+    """The analysis panel: depth, and per line its score (White's view for the bar) and moves."""
+    sign = 1 if board.turn == 0 else -1
+    out = []
+    for ln in lines:
+        white = sign * ln.score
+        out.append({"pv": ln.pv, "score": format_score(ln.score), "white": white})
+    best = out[0]["white"] if out else 0
+    bar = 1.0 if best > MATE_BOUND else 0.0 if best < -MATE_BOUND else 0.5 + max(-BAR_CAP, min(BAR_CAP, best)) / (2 * BAR_CAP)
+    return {"depth": depth, "lines": out, "bar": round(bar, 3), "mover": ("White", "Black")[board.turn]}
+
+
+# --- HTTP -------------------------------------------------------------------------------
+
+
+class _Guard:
+    """ASGI middleware: refuse requests and WebSocket handshakes from anywhere but the server's own page."""
+
+    def __init__(self, app, server: PlayServer) -> None:
+        self.app, self.server = app, server
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        problem = self.problem(headers)
+        if problem is None:
+            return await self.app(scope, receive, send)
+        log.warning("refused %s %s: %s", scope["type"], scope.get("path"), problem)
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": problem})
+            return
+        await JSONResponse({"error": problem}, status_code=403)(scope, receive, send)
+
+    def problem(self, headers: dict[str, str]) -> str | None:
+        host = headers.get("host", "").lower()
+        if host not in self.server.allowed_hosts:
+            return f"Refused: the Host {host!r} is not this board's address."
+        origin = headers.get("origin")
+        if origin is not None and origin.lower() not in {f"http://{h}" for h in self.server.allowed_hosts}:
+            return f"Refused: a request from another site ({origin})."
+        return None
+
+
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request) -> dict:
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > MAX_UPLOAD:
+        raise _TooLarge()
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_UPLOAD:
+            raise _TooLarge()
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw:
+        return {}
+    if "json" not in request.headers.get("content-type", ""):
+        raise BadRequest("Send the request as JSON (Content-Type: application/json).")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BadRequest(f"The request is not valid JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise BadRequest("The request must be a JSON object.")
+    return data
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _game_id(request: Request) -> int:
+    text = request.path_params["game_id"]
+    return int(text)
+
+
+def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | None = None,
+               start_engine: bool = True) -> Starlette:
+    """The board's app over ``store`` and ``engine``. ``allowed_hosts``: the ``host:port`` names the
+    page is reached by (the Host header of every request must be one)."""
+    server = PlayServer(store, engine, allowed_hosts or {"testserver"})
+
+    def guarded(handler):
+        async def endpoint(request: Request) -> Response:
+            server.loop = asyncio.get_running_loop()
+            try:
+                return await handler(request)
+            except _TooLarge:
+                return _error(f"Too large: the board takes at most {MAX_UPLOAD // 1024} KB in a request.", 413)
+            except BadRequest as e:
+                return _error(str(e))
+            except HiveError as e:
+                return _error(str(e))
+            except Exception as e:  # never die of one request
+                log.exception("error in %s", request.url.path)
+                return _error(f"Something went wrong on the board's side: {type(e).__name__}: {e}", 500)
+        return endpoint
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(_static("index.html").decode("utf-8"), headers=_NO_FRAMES)
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            return _error(f"No such file: {name}", 404)
+        return Response(_static(name), media_type=STATIC[name], headers={"Cache-Control": "no-cache"})
+
+    async def new(request: Request) -> Response:
+        from hiveai.board import Board
+        from hiveai.play.session import Players, parse_game_type
+
+        data = await _body(request)
+        players = Players.from_colour(str(data.get("colour") or "white"), data.get("level", 5), data.get("seconds"))
+        text = str(data.get("gamestring") or "").strip()
+        if text:
+            board = _board_from_text(text)
+        else:
+            board = Board(parse_game_type(str(data.get("game") or "Base+MLP")))
+        live = server.new_game(board, players)
+        server._changed(live)
+        return JSONResponse(server.state(live))
+
+    async def games(request: Request) -> Response:
+        from hiveai.play.session import Players
+
+        out = []
+        for g in store.recent():
+            head = g.game_string.split(";")
+            out.append({"id": g.id, "updated": g.updated, "game_type": head[0],
+                        "state": g.outcome.split(" ")[0] if g.outcome else (head[1] if len(head) > 1 else ""),
+                        "plies": max(0, len(head) - 3), "colour": Players.from_dict(g.settings).colour})
+        return JSONResponse({"games": out})
+
+    async def game(request: Request) -> Response:
+        live = server._load(_game_id(request))
+        return JSONResponse(server.state(live))
+
+    async def action(request: Request) -> Response:
+        live = server._load(_game_id(request))
+        data = await _body(request)
+        name = request.path_params["action"]
+        if name == "playon":
+            live = server.play_on(live, data)
+            server._changed(live)
+        else:
+            server.act(live, name, data)
+        return JSONResponse(server.state(live))
+
+    async def at(request: Request) -> Response:
+        live = server._load(_game_id(request))
+        return JSONResponse(server.at(live, int(request.path_params["ply"])))
+
+    async def pgn(request: Request) -> Response:
+        from hiveai.gamerecord import GameRecord
+
+        live = server._load(_game_id(request))
+        g = live.game
+        stored = store.get(g.id)
+        tags = {"Site": "hiveai play", "Event": f"Game {g.id}",
+                "Date": time.strftime("%Y.%m.%d", time.localtime(stored.created if stored else time.time())),
+                "White": _player_name(g.players.white, server.engine, g.players),
+                "Black": _player_name(g.players.black, server.engine, g.players)}
+        record = GameRecord.from_board(g.board, g.end.result if g.end else None, tags)
+        return PlainTextResponse(record.to_pgn(), media_type="application/x-hive-pgn",
+                                 headers={"Content-Disposition": f'attachment; filename="hiveai-game-{g.id}.pgn"'})
+
+    async def review(request: Request) -> Response:
+        live = server._load(_game_id(request))
+        if not live.review_html:
+            return _error("The review is not ready: ask for one first.", 404)
+        return HTMLResponse(live.review_html)
+
+    async def import_record(request: Request) -> Response:
+        from hiveai.play.session import Players
+        from hiveai.gamerecord import read_game
+
+        data = await _body(request)
+        text = data.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise BadRequest("Paste a GameString or a PGN record to import.")
+        # A newline makes read_game take the text as the record itself, never as a file name.
+        record = read_game(text.strip() + "\n")
+        board = record.to_board("the record")
+        live = server.new_game(board, Players.from_colour("people"))
+        server._changed(live)
+        state = server.state(live)
+        state["imported"] = {"tags": {k: v for k, v in record.tags.items() if v}, "result": record.result}
+        return JSONResponse(state)
+
+    async def socket(ws: WebSocket) -> None:
+        server.loop = asyncio.get_running_loop()
+        try:
+            live = server._load(int(ws.path_params["game_id"]))
+        except (BadRequest, ValueError):
+            await ws.close(code=1008)
+            return
+        await ws.accept()
+        live.sockets.add(ws)
+        try:
+            await ws.send_text(json.dumps(server.state(live)))
+            if live.game.engine_to_move and live.job is None and not live.analysing:
+                server._engine_move(live)  # a game reopened on the engine's move: it moves now
+                server._broadcast(live)
+            while True:
+                await ws.receive_text()  # nothing is read from the page here; this waits for it to close
+        except WebSocketDisconnect:
+            pass
+        finally:
+            live.sockets.discard(ws)
+
+    routes = [
+        Route("/", index),
+        Route("/static/{name}", static),
+        Route("/api/new", guarded(new), methods=["POST"]),
+        Route("/api/import", guarded(import_record), methods=["POST"]),
+        Route("/api/games", guarded(games)),
+        Route("/api/game/{game_id:int}", guarded(game)),
+        Route("/api/game/{game_id:int}/at/{ply:int}", guarded(at)),
+        Route("/api/game/{game_id:int}/pgn", guarded(pgn)),
+        Route("/api/game/{game_id:int}/review", guarded(review)),
+        Route("/api/game/{game_id:int}/{action}", guarded(action), methods=["POST"]),
+        WebSocketRoute("/ws/{game_id:int}", socket),
+    ]
+
+    async def startup() -> None:
+        server.loop = loop = asyncio.get_running_loop()
+
+        def tell_pages() -> None:
+            for live in server.live.values():
+                server._broadcast(live)
+
+        def on_status() -> None:
+            try:
+                loop.call_soon_threadsafe(tell_pages)
+            except RuntimeError:  # the server has stopped meanwhile
+                pass
+
+        engine.on_status = on_status
+        if start_engine:  # just after the server is up: loading numba holds the interpreter a while
+            loop.call_later(ENGINE_START_DELAY, engine.start)
+
+    async def shutdown() -> None:
+        for live in server.live.values():
+            server._stop(live)
+        server.pool.shutdown(wait=False, cancel_futures=True)
+
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(app):
+        await startup()
+        yield
+        await shutdown()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.server = server
+    app.add_middleware(_Guard, server=server)
+    return app
+
+
+_NO_FRAMES = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
+              "Cache-Control": "no-cache"}
+
+
+def _board_from_text(text: str) -> Board:
+    from hiveai.board import Board
+
+    """The position of a pasted GameString (set-up): its moves replayed, errors naming the move."""
+    try:
+        return Board.from_game_string(text)
+    except HiveError as e:
+        raise BadRequest(str(e)) from None
+
+
+def _player_name(side: str, engine: EngineSide, players: Players) -> str:
+    if side != "engine":
+        return "Player"
+    return f"{engine.name} level {players.level}" if engine.name == "hiveai" else engine.name

@@ -1,0 +1,381 @@
+// hiveai's board in the browser. The server owns the game: this script draws what it sends
+// (the board picture, and for each piece the player may pick its legal moves with their
+// destinations' centres), sends the player's actions, and listens on a WebSocket for the
+// engine's moves and lines. No framework, nothing fetched from elsewhere.
+(function () {
+  "use strict";
+  var $ = function (id) { return document.getElementById(id); };
+  var SVG_NS = "http://www.w3.org/2000/svg";
+  var DEST_RADIUS = 25; // a destination's hexagon, in the picture's units (a cell is 30 centre to corner)
+  var boardEl = $("board");
+  var state = null;       // the game as the server last sent it
+  var selected = null;    // the picked piece's name
+  var viewPly = null;     // stepping through the game: the ply shown, else null (the present)
+  var socket = null;
+  var drawn = "";         // the picture on the board now (a state that changes nothing there keeps the pick)
+  // Time from a click on a piece to its destinations being in the DOM (ms), one entry per pick.
+  window.hiveaiTimings = [];
+
+  function message(text) {
+    var m = $("message");
+    m.textContent = text || "";
+    m.hidden = !text;
+  }
+
+  function api(path, body) {
+    var options = {};
+    if (body !== undefined) {
+      options = {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+    }
+    return fetch(path, options).then(function (r) {
+      return r.json().catch(function () { return {error: "The board's server answered " + r.status + "."}; })
+        .then(function (data) {
+          if (!r.ok) { message(data.error || ("Error " + r.status)); return null; }
+          return data;
+        });
+    }).catch(function () {
+      message("The board's server does not answer: is `hiveai play` still running?");
+      return null;
+    });
+  }
+
+  // --- drawing -------------------------------------------------------------------------
+
+  function hexPoints(x, y, r) {
+    var pts = [];
+    for (var i = 0; i < 6; i++) {
+      var a = Math.PI / 180 * (60 * i - 30);
+      pts.push((x + r * Math.cos(a)).toFixed(1) + "," + (y + r * Math.sin(a)).toFixed(1));
+    }
+    return pts.join(" ");
+  }
+
+  function drawBoard(svgText, picks) {
+    var kept = selected;
+    var key = svgText + "|" + Object.keys(picks || {}).join(",");
+    if (key === drawn) { return; }
+    drawn = key;
+    boardEl.innerHTML = svgText;
+    selected = null;
+    var svg = boardEl.querySelector("svg");
+    if (!svg) { return; }
+    svg.removeAttribute("width");
+    svg.removeAttribute("height");
+    // Arrows name their move too; only destinations carry data-move on this board.
+    svg.querySelectorAll("g.arrow[data-move]").forEach(function (a) {
+      a.setAttribute("data-arrow", a.getAttribute("data-move"));
+      a.removeAttribute("data-move");
+    });
+    svg.querySelectorAll("g.piece[data-piece]").forEach(function (g) {
+      var name = g.getAttribute("data-piece");
+      g.setAttribute("data-name", name);
+      if (picks && Object.prototype.hasOwnProperty.call(picks, name)) {
+        g.classList.add("pickable");
+      } else {
+        g.removeAttribute("data-piece");
+      }
+    });
+    var again = kept && picks && picks[kept] && svg.querySelector('g.piece[data-piece="' + kept + '"]');
+    if (again) { pick(kept, again); } // the same piece stays picked over a new picture (an arrow, say)
+  }
+
+  function clearPick() {
+    var old = boardEl.querySelector("#dests");
+    if (old) { old.remove(); }
+    boardEl.querySelectorAll(".selected").forEach(function (g) { g.classList.remove("selected"); });
+    selected = null;
+  }
+
+  function pick(name, pieceEl) {
+    clearPick();
+    var moves = state && state.picks[name];
+    if (!moves) { return; }
+    selected = name;
+    pieceEl.classList.add("selected");
+    var layer = document.createElementNS(SVG_NS, "g");
+    layer.setAttribute("id", "dests");
+    moves.forEach(function (m) {
+      var g = document.createElementNS(SVG_NS, "g");
+      g.setAttribute("class", "dest");
+      g.setAttribute("data-move", m[0]);
+      var hex = document.createElementNS(SVG_NS, "polygon");
+      hex.setAttribute("points", hexPoints(m[1], m[2], DEST_RADIUS));
+      var dot = document.createElementNS(SVG_NS, "circle");
+      dot.setAttribute("cx", m[1]); dot.setAttribute("cy", m[2]); dot.setAttribute("r", 7);
+      var title = document.createElementNS(SVG_NS, "title");
+      title.textContent = m[0];
+      g.appendChild(title); g.appendChild(hex); g.appendChild(dot);
+      layer.appendChild(g);
+    });
+    boardEl.querySelector("svg").appendChild(layer);
+  }
+
+  function statusText(s) {
+    if (viewPly !== null && viewPly !== s.ply) { return "Move " + viewPly + " of " + s.ply + " (stepping through the game)"; }
+    if (s.end) { return s.end; }
+    if (s.engine.status === "loading" && (s.engine_to_move || s.thinking)) {
+      return "The engine is loading (its search kernels are being compiled or read from the cache)\u2026";
+    }
+    if (s.engine.status === "failed") { return "The engine failed to start: " + s.engine.error; }
+    if (s.thinking === "move") { return s.engine.name + " is thinking\u2026"; }
+    if (s.thinking === "hint") { return "Looking for a hint\u2026"; }
+    var who = s.players[s.turn.toLowerCase()] === "human" ? "" : " (" + s.engine.name + ")";
+    var text = s.turn + " to move" + who;
+    if (s.engine.status === "loading") { text += " \u2014 the engine is loading"; }
+    return text;
+  }
+
+  function renderMoves(s) {
+    var ol = $("moves");
+    ol.innerHTML = "";
+    s.history.forEach(function (mv, i) {
+      var li = document.createElement("li");
+      li.textContent = mv;
+      li.setAttribute("data-ply", i + 1);
+      if ((viewPly === null ? s.ply : viewPly) === i + 1) { li.className = "current"; }
+      ol.appendChild(li);
+    });
+    if (viewPly === null) { ol.scrollTop = ol.scrollHeight; } // the list scrolls, never the page
+  }
+
+  function renderAnalysis(s) {
+    var box = $("analysis"), bar = $("evalbar");
+    box.hidden = !s.analysing;
+    bar.hidden = !(s.analysing && s.analysis);
+    document.querySelector('[data-action="analyse"]').setAttribute("aria-pressed", s.analysing ? "true" : "false");
+    if (!s.analysing) { box.innerHTML = ""; return; }
+    if (!s.analysis) { box.textContent = "Analysing\u2026"; return; }
+    $("evalfill").style.height = (100 * s.analysis.bar).toFixed(1) + "%";
+    var html = "<div class=\"depth\">Depth " + s.analysis.depth + " \u00b7 scores for " + s.analysis.mover + "</div><ol>";
+    s.analysis.lines.forEach(function (ln, i) {
+      html += "<li><span class=\"swatch l" + i + "\"></span><b>" + esc(ln.score) + "</b> " + esc(ln.pv.join(" ")) + "</li>";
+    });
+    box.innerHTML = html + "</ol>";
+  }
+
+  function esc(text) {
+    return String(text).replace(/[&<>"]/g, function (c) { return {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"}[c]; });
+  }
+
+  function render(s) {
+    if (!s || !s.svg) { return; }
+    if (state && s.id === state.id && s.version < state.version) { return; } // an older update
+    if (!state || s.id !== state.id) { viewPly = null; connect(s.id); }
+    state = s;
+    boardEl.setAttribute("data-gamestring", s.gamestring);
+    if (viewPly === null || viewPly === s.ply) {
+      viewPly = null;
+      drawBoard(s.svg, s.picks);
+    }
+    $("status").textContent = statusText(s);
+    $("status").className = "status" + (s.end ? " over" : s.thinking ? " thinking" : "");
+    $("info").textContent = "";
+    var passButton = document.querySelector('[data-action="pass"]');
+    passButton.hidden = !s.pass_only;
+    document.querySelector('[data-action="undo"]').disabled = s.ply === 0 && !s.end;
+    ["resign", "draw", "hint"].forEach(function (a) {
+      document.querySelector('[data-action="' + a + '"]').disabled = s.over;
+    });
+    $("pgn").setAttribute("href", "/api/game/" + s.id + "/pgn");
+    var hint = $("hint");
+    if (s.hint) {
+      hint.hidden = false;
+      hint.setAttribute("data-hint", s.hint.move);
+      hint.innerHTML = "<b>Hint: " + esc(s.hint.move) + "</b> \u2014 " + esc(s.hint.reason);
+    } else {
+      hint.hidden = true;
+      hint.removeAttribute("data-hint");
+    }
+    var review = $("review");
+    review.hidden = !s.review;
+    if (s.review === "running") { review.textContent = "Reviewing every move\u2026"; }
+    if (s.review === "ready") {
+      review.innerHTML = "<a href=\"/api/game/" + s.id + "/review\" target=\"_blank\" rel=\"noopener\">Open the review (graph and marked mistakes)</a>";
+    }
+    if (s.error) { message(s.error); }
+    renderMoves(s);
+    renderAnalysis(s);
+  }
+
+  // --- the server ------------------------------------------------------------------------
+
+  function connect(id) {
+    if (socket) { socket.onclose = null; socket.close(); }
+    var ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/" + id);
+    ws.onmessage = function (ev) { render(JSON.parse(ev.data)); };
+    ws.onclose = function () {
+      if (socket === ws) { setTimeout(function () { if (socket === ws && state) { connect(state.id); } }, 1000); }
+    };
+    socket = ws;
+  }
+
+  function act(action, body) {
+    if (!state) { return Promise.resolve(null); }
+    message("");
+    return api("/api/game/" + state.id + "/" + action, body || {}).then(function (s) {
+      if (s) { render(s); }
+      return s;
+    });
+  }
+
+  function opened(s) {
+    if (!s) { return; }
+    message("");
+    history.replaceState(null, "", "/?id=" + s.id);
+    viewPly = null;
+    render(s);
+  }
+
+  function showPly(ply) {
+    if (!state) { return; }
+    ply = Math.max(0, Math.min(state.ply, ply));
+    if (ply === state.ply) { viewPly = null; render(state); return; }
+    api("/api/game/" + state.id + "/at/" + ply).then(function (v) {
+      if (!v) { return; }
+      viewPly = ply;
+      boardEl.setAttribute("data-gamestring", v.gamestring);
+      drawBoard(v.svg, null);
+      $("status").textContent = statusText(state);
+      renderMoves(state);
+    });
+  }
+
+  // --- the player's input ----------------------------------------------------------------
+
+  boardEl.addEventListener("click", function (ev) {
+    var dest = ev.target.closest(".dest[data-move]");
+    if (dest) { clearPick(); act("move", {move: dest.getAttribute("data-move")}); return; }
+    var piece = ev.target.closest("g.piece");
+    if (piece && piece.hasAttribute("data-piece")) {
+      if (selected === piece.getAttribute("data-piece")) { clearPick(); return; }
+      pick(piece.getAttribute("data-piece"), piece);
+      window.hiveaiTimings.push(performance.now() - ev.timeStamp);
+    } else {
+      clearPick();
+    }
+    if (piece) {
+      var title = piece.querySelector("title");
+      $("info").textContent = title ? title.textContent : "";
+    }
+  });
+
+  document.addEventListener("click", function (ev) {
+    var button = ev.target.closest("[data-action]");
+    if (!button || button.closest("dialog")) { return; }
+    var action = button.getAttribute("data-action");
+    if (action === "pgn" || action === "play") { return; }
+    ev.preventDefault();
+    if (action === "new") { $("newdialog").showModal(); return; }
+    if (action === "import") { $("importdialog").showModal(); return; }
+    if (action === "games") { listGames(); return; }
+    if (action === "theme") { theme(document.documentElement.classList.contains("dark") ? "light" : "dark"); return; }
+    if (action === "pass") { act("move", {move: "pass"}); return; }
+    if (action === "analyse") { act("analyse", {on: !(state && state.analysing)}); return; }
+    if (action === "playon") {
+      if (!state) { return; }
+      api("/api/game/" + state.id + "/playon", {ply: viewPly === null ? state.ply : viewPly}).then(opened);
+      return;
+    }
+    act(action);
+  });
+
+  document.querySelector(".steps").addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-step]");
+    if (!b || !state) { return; }
+    var now = viewPly === null ? state.ply : viewPly;
+    var step = b.getAttribute("data-step");
+    showPly(step === "first" ? 0 : step === "back" ? now - 1 : step === "forward" ? now + 1 : state.ply);
+  });
+
+  $("moves").addEventListener("click", function (ev) {
+    var li = ev.target.closest("li[data-ply]");
+    if (li) { showPly(parseInt(li.getAttribute("data-ply"), 10)); }
+  });
+
+  $("moveform").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var input = $("movetext");
+    var text = input.value.trim();
+    if (!text) { return; }
+    act("move", {move: text}).then(function (s) { if (s) { input.value = ""; } });
+  });
+
+  $("newform").addEventListener("submit", function (ev) {
+    if (ev.submitter && ev.submitter.value !== "start") { return; }
+    var f = ev.target.elements;
+    api("/api/new", {game: f.game.value, colour: f.colour.value, level: f.level.value,
+                     seconds: f.seconds.value || null, gamestring: f.gamestring.value}).then(opened);
+  });
+
+  $("importform").addEventListener("submit", function (ev) {
+    if (ev.submitter && ev.submitter.value !== "import") { return; }
+    var file = $("importfile").files[0];
+    var send = function (text) { api("/api/import", {text: text}).then(opened); };
+    if (file) {
+      var reader = new FileReader();
+      reader.onload = function () { send(String(reader.result)); };
+      reader.readAsText(file);
+    } else {
+      send($("importtext").value);
+    }
+  });
+
+  function listGames() {
+    api("/api/games").then(function (data) {
+      if (!data) { return; }
+      var ol = $("gamelist");
+      ol.innerHTML = "";
+      data.games.forEach(function (g) {
+        var li = document.createElement("li");
+        var a = document.createElement("a");
+        a.href = "/?id=" + g.id;
+        a.textContent = "#" + g.id + " " + g.game_type + " \u00b7 " + g.plies + " moves \u00b7 " + g.state +
+          " \u00b7 " + new Date(g.updated * 1000).toLocaleString();
+        li.appendChild(a);
+        ol.appendChild(li);
+      });
+      $("gamesdialog").showModal();
+    });
+  }
+
+  function theme(name) {
+    document.documentElement.classList.toggle("dark", name === "dark");
+    document.documentElement.classList.toggle("light", name !== "dark");
+    try { localStorage.setItem("hiveai-theme", name); } catch (e) { /* private mode: not kept */ }
+  }
+
+  // --- start ----------------------------------------------------------------------------
+
+  function fillForm() {
+    var games = ["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP", "Critters"];
+    $("newgame").innerHTML = games.map(function (g) {
+      return "<option" + (g === "Base+MLP" ? " selected" : "") + ">" + g + "</option>";
+    }).join("");
+    var levels = "";
+    for (var i = 1; i <= 10; i++) { levels += "<option" + (i === 5 ? " selected" : "") + ">" + i + "</option>"; }
+    $("newlevel").innerHTML = levels;
+  }
+
+  function start() {
+    var saved = null;
+    try { saved = localStorage.getItem("hiveai-theme"); } catch (e) { saved = null; }
+    theme(saved || (window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
+    fillForm();
+    var q = new URLSearchParams(location.search);
+    if (q.get("game") || q.get("colour") || q.get("level")) {
+      // URLSearchParams turns a literal "+" into a space; the server reads "Base MLP" as Base+MLP.
+      api("/api/new", {game: q.get("game") || "Base+MLP", colour: q.get("colour") || "white",
+                       level: q.get("level") || 5, seconds: q.get("seconds") || null,
+                       gamestring: q.get("gamestring") || ""}).then(opened);
+    } else if (q.get("id")) {
+      api("/api/game/" + encodeURIComponent(q.get("id"))).then(opened);
+    } else {
+      api("/api/games").then(function (data) {
+        var last = data && data.games.filter(function (g) { return g.state === "InProgress" || g.state === "NotStarted"; })[0];
+        if (last) { api("/api/game/" + last.id).then(opened); }
+        else { api("/api/new", {game: "Base+MLP", colour: "white", level: 3}).then(opened); }
+      });
+    }
+  }
+  start();
+})();

@@ -1,0 +1,332 @@
+"""`hiveai play` in a real browser: headless Chromium, driven by Selenium, against the real server and engine.
+
+Slow tests (``pytest -m slow``). They need Debian's ``chromium`` and
+``chromium-driver`` (``.ci/run`` installs both); Selenium is pointed at
+``/usr/bin/chromedriver``, since its own manager would try to download a driver.
+The page is driven only through its stable hooks: ``data-gamestring`` on the
+board, ``data-piece`` on each piece that may be picked, ``data-move`` on each
+destination, ``data-action`` on the buttons, ``data-hint`` on a shown hint.
+
+``python tests/test_play_browser.py DIR`` writes the screenshots of docs/play.md into DIR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from hiveai.gamerecord import GameRecord, read_game
+
+GAMES = Path(__file__).resolve().parent / "data" / "games"
+SURROUND_GAME = GAMES / "HV-Abbo69-WeakBot-2018-10-28-2007.pgn"  # White surrounds the black queen on move 31
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run")
+WAIT = 60.0  # seconds any one thing may take on a loaded machine (the engine's first load included)
+
+needs_browser = pytest.mark.skipif(not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)),
+                                   reason="needs Debian's chromium and chromium-driver")
+pytestmark = [pytest.mark.slow, needs_browser]
+
+
+class Server:
+    """``hiveai play --no-browser`` in a child process, with its own games database."""
+
+    def __init__(self, folder: Path, *args: str) -> None:
+        env = {**os.environ, "XDG_DATA_HOME": str(folder)}
+        self.proc = subprocess.Popen([sys.executable, "-m", "hiveai", "play", "--no-browser", "--port", "0", *args],
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        line = self.proc.stderr.readline()
+        match = re.search(r"(http://\S+?)/ ", line)
+        if not match:
+            self.proc.kill()
+            raise RuntimeError(f"hiveai play said: {line!r}")
+        self.url = match.group(1)
+        self.db = Path(folder) / "hiveai" / "games.sqlite3"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stderr.close()
+
+
+def browser(width: int = 1280, height: int = 900):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='hiveai-play-chromium-')}")
+    options.add_argument(f"--window-size={width},{height}")
+    options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = Server(tmp_path_factory.mktemp("play"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def driver():
+    d = browser()
+    yield d
+    d.quit()
+
+
+class Page:
+    """The board page in the browser, through its hooks."""
+
+    def __init__(self, driver, server: Server) -> None:
+        self.d, self.server = driver, server
+        self.errors: list[str] = []
+
+    def open(self, query: str = "") -> None:
+        self.d.get(self.server.url + "/" + query)
+        self.until(lambda: self.gamestring())
+
+    def until(self, done, what: str = "the page", timeout: float = WAIT):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            value = done()
+            if value:
+                return value
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}: {self.gamestring()!r}, status {self.status()!r}")
+
+    def js(self, script: str, *args):
+        return self.d.execute_script(script, *args)
+
+    def gamestring(self) -> str:
+        return self.js("var b = document.getElementById('board'); return b ? b.getAttribute('data-gamestring') : ''")
+
+    def status(self) -> str:
+        return self.js("return document.getElementById('status').textContent")
+
+    def ply(self) -> int:
+        return max(0, len(self.gamestring().split(";")) - 3)
+
+    def pickable(self) -> list[str]:
+        return self.js("return Array.from(document.querySelectorAll('#board [data-piece]'))"
+                       ".map(function (e) { return e.getAttribute('data-piece'); })")
+
+    def click(self, css: str) -> None:
+        from selenium.webdriver.common.by import By
+
+        self.d.find_element(By.CSS_SELECTOR, css).click()
+
+    def destinations(self) -> list[str]:
+        return self.js("return Array.from(document.querySelectorAll('#board [data-move]'))"
+                       ".map(function (e) { return e.getAttribute('data-move'); })")
+
+    def play(self, move: str) -> None:
+        """Play ``move`` by clicks: its piece, then its destination."""
+        before = self.gamestring()
+        self.click(f'#board [data-piece="{move.split()[0]}"]')
+        assert move in self.destinations(), (move, self.destinations())
+        self.click(f'#board [data-move="{attr(move)}"]')
+        self.until(lambda: self.gamestring() != before, f"{move} to be played")
+
+    def console_errors(self) -> list[str]:
+        return [e["message"] for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
+
+    def wait_for_my_move(self) -> None:
+        self.until(lambda: self.pickable() or "wins" in self.status() or "Draw" in self.status(), "our move")
+
+
+def attr(value: str) -> str:
+    """``value`` inside a CSS attribute selector's quotes: a MoveString's backslash is CSS's escape."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def legal_moves(gamestring: str) -> list[str]:
+    from hiveai.board import Board
+
+    return [str(m) for m in Board.parse(gamestring).legal_moves]
+
+
+def test_a_game_by_clicks_undo_hint_and_reload(driver, server):
+    page = Page(driver, server)
+    rng = random.Random(7)
+    page.open("?game=Base+MLP&colour=white&level=1")
+    assert page.gamestring() == "Base+MLP;NotStarted;White[1]"
+    assert "?id=" in driver.current_url  # the game's own address: a reload finds it
+    clicked, timings, ends = 0, [], []
+    while clicked < 20:
+        page.wait_for_my_move()
+        if not page.pickable():  # the game ended: another one
+            ends.append(page.status())
+            timings += page.js("return window.hiveaiTimings")
+            page.open("?game=Base MLP&colour=white&level=1")  # a "+" that arrived as a space
+            continue
+        piece = rng.choice(page.pickable())
+        page.click(f'#board [data-piece="{piece}"]')
+        moves = page.destinations()
+        assert moves and all(m.split()[0] == piece for m in moves)
+        assert set(moves) <= set(legal_moves(page.gamestring()))
+        before = page.ply()
+        page.click(f'#board [data-move="{attr(rng.choice(moves))}"]')
+        page.until(lambda: page.ply() > before, "the move")
+        clicked += 1
+    page.wait_for_my_move()
+    timings += page.js("return window.hiveaiTimings")
+    assert len(timings) >= 20, (timings, ends)
+    assert statistics.median(timings) < 50, timings  # ms from the click to the destinations in the DOM
+
+    if page.pickable():
+        # Undo takes back the engine's reply and our move.
+        ply = page.ply()
+        page.click('[data-action="undo"]')
+        page.until(lambda: page.ply() == ply - 2, "undo")
+        page.wait_for_my_move()
+        # A hint: an arrow and a reason; its move is one we may play.
+        page.click('[data-action="hint"]')
+        hint = page.until(lambda: page.js("var h = document.querySelector('[data-hint]');"
+                                          "return h && h.getAttribute('data-hint')"), "the hint")
+        assert hint in legal_moves(page.gamestring())
+        assert page.js("return document.getElementById('hint').textContent.split('\u2014')[1].trim()")
+
+    # Reload in the middle of the game: the same game comes back.
+    before = page.gamestring()
+    driver.refresh()
+    page.until(lambda: page.gamestring() == before, "the game after a reload")
+    assert page.console_errors() == []
+
+
+def test_import_a_record_near_its_end_and_play_the_surround_by_clicks(driver, server):
+    page = Page(driver, server)
+    page.open()
+    record = read_game(SURROUND_GAME)
+    moves = record.to_board().move_history  # the MoveStrings the board names the moves by
+    start = GameRecord(record.game_type, record.moves[:-3], "InProgress", dict(record.tags))
+    page.click('[data-action="import"]')
+    driver.find_element("id", "importtext").send_keys(start.to_pgn())
+    page.click('[data-action="load"]')
+    page.until(lambda: page.ply() == len(moves) - 3, "the imported game")
+    for move in moves[-3:]:
+        page.play(move)
+    page.until(lambda: "White wins" in page.status(), "the end")
+    assert page.status() == "White wins: the black queen is surrounded."
+    assert page.pickable() == []
+    assert page.console_errors() == []
+
+
+def test_play_on_from_the_tenth_move_of_an_imported_game(driver, server):
+    page = Page(driver, server)
+    page.open()
+    moves = read_game(SURROUND_GAME).to_board().move_history
+    page.click('[data-action="import"]')
+    driver.find_element("id", "importtext").send_keys(SURROUND_GAME.read_text())
+    page.click('[data-action="load"]')
+    page.until(lambda: page.ply() == len(moves), "the imported game")
+    page.click('#moves li[data-ply="10"]')
+    page.until(lambda: page.ply() == 10, "move 10 shown")
+    page.click('[data-action="playon"]')
+    page.until(lambda: page.pickable(), "the new game from move 10")
+    assert page.gamestring().split(";")[3:] == moves[:10]
+    piece = page.pickable()[0]
+    page.click(f'#board [data-piece="{piece}"]')
+    page.click(f'#board [data-move="{attr(page.destinations()[0])}"]')
+    page.until(lambda: page.ply() == 12, "the engine's reply")
+    assert page.console_errors() == []
+
+
+def test_the_real_server_refuses_a_foreign_host_and_a_cross_origin_websocket(server):
+    request = urllib.request.Request(server.url + "/", headers={"Host": "attacker.example"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 403
+    import asyncio
+
+    import websockets
+
+    async def handshake(origin: str) -> None:
+        async with websockets.connect(server.url.replace("http", "ws") + "/ws/1", origin=origin, open_timeout=10):
+            pass
+
+    with pytest.raises(Exception) as refused_ws:
+        asyncio.run(handshake("http://attacker.example"))
+    assert "403" in str(refused_ws.value) or "1008" in str(refused_ws.value)
+
+
+def test_the_first_engine_move_after_start_comes_within_1_2_s(tmp_path):
+    """Level 10, 1 s per move, an imported middle game (out of any book)."""
+    s = Server(tmp_path)
+    try:
+        record = read_game(SURROUND_GAME)
+        body = json.dumps({"text": GameRecord(record.game_type, record.moves[:16], "InProgress").game_string()})
+
+        def post(path, data):
+            req = urllib.request.Request(s.url + path, data=data.encode(), headers={"Content-Type": "application/json"})
+            return json.loads(urllib.request.urlopen(req, timeout=WAIT).read())
+
+        imported = post("/api/import", body)
+        game = post(f"/api/game/{imported['id']}/playon", json.dumps({"ply": 16, "level": 10, "seconds": 1}))
+        gid = game["id"]
+        deadline = time.monotonic() + 4 * WAIT
+        while post(f"/api/game/{gid}/analyse", json.dumps({"on": False}))["engine"]["status"] != "ready":
+            assert time.monotonic() < deadline, "the engine never loaded"
+            time.sleep(0.1)
+        move = legal_moves(game["gamestring"])[0]
+        start = time.monotonic()
+        post(f"/api/game/{gid}/move", json.dumps({"move": move}))
+        while True:
+            state = json.loads(urllib.request.urlopen(f"{s.url}/api/game/{gid}", timeout=WAIT).read())
+            if state["ply"] == 18:
+                break
+            time.sleep(0.01)
+        took = time.monotonic() - start
+        assert took < 1.2, took
+    finally:
+        s.stop()
+
+
+def screenshots(out: Path) -> None:
+    """docs/play.md's pictures: a game in progress, and analysis mode (both at a desktop width)."""
+    folder = Path(tempfile.mkdtemp(prefix="hiveai-play-shots-"))
+    s = Server(folder)
+    d = browser(1100, 720)
+    try:
+        page = Page(d, s)
+        record = read_game(SURROUND_GAME)
+        start = GameRecord(record.game_type, record.moves[:18], "InProgress").game_string()
+        page.open(f"?colour=white&level=3&gamestring={urllib.parse.quote(start)}")
+        page.wait_for_my_move()
+        page.click('#board [data-piece="wA2"]' if "wA2" in page.pickable() else "#board [data-piece]")
+        d.save_screenshot(str(out / "play.png"))
+        page.click("#board .selected")  # a second click lets go of the piece
+        page.click('[data-action="theme"]')
+        page.click('[data-action="analyse"]')
+        page.until(lambda: page.js("return !document.getElementById('evalbar').hidden"), "analysis lines")
+        time.sleep(3)
+        d.save_screenshot(str(out / "play-analysis.png"))
+    finally:
+        d.quit()
+        s.stop()
+
+
+
+if __name__ == "__main__":
+    screenshots(Path(sys.argv[1] if len(sys.argv) > 1 else "docs"))
