@@ -257,12 +257,11 @@ def test_import_step_and_play_on_from_the_tenth_move(client):
 
 
 def test_a_record_with_an_illegal_move_is_reported_with_its_move_number(client):
-    text = SURROUND_GAME.read_text().replace("5. wQ ", "5. wQ -bQ bogus ", 1)
     lines = SURROUND_GAME.read_text().splitlines()
     move5 = next(i for i, ln in enumerate(lines) if ln.startswith("5. "))
     lines[move5] = "5. wQ bQ-"  # the black queen's east is not where a white queen may go
     r = client.post("/api/import", json={"text": "\n".join(lines)})
-    assert r.status_code == 400 and "(move 5)" in r.json()["error"], r.text
+    assert r.status_code == 400 and "move 5 ('wQ bQ-')" in r.json()["error"], r.text
     r = client.post("/api/import", json={"text": "Base;InProgress;White[2];wS1;bS1 wS1-;wA1 bS1-"})
     assert r.status_code == 400 and "move 3" in r.json()["error"]
     assert client.post("/api/import", json={"text": text}).status_code == 400

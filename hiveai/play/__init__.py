@@ -15,17 +15,11 @@ import threading
 import webbrowser
 from pathlib import Path
 
-from hiveai.errors import HiveError
-
-__all__ = ["BadRequest", "DEFAULT_HOST", "DEFAULT_PORT", "allowed_hosts", "bind", "serve"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "allowed_hosts", "bind", "serve"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8421
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-
-
-class BadRequest(HiveError):
-    """A request the board refuses; the message is shown in the page and the game is unchanged."""
 
 
 def allowed_hosts(host: str, port: int) -> set[str]:

@@ -42,8 +42,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from typing import TYPE_CHECKING
 
 from hiveai.errors import HiveError
-from hiveai.play import BadRequest
 from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide
+from hiveai.play.errors import BadRequest
 from hiveai.play.store import GameStore
 from hiveai.score import MATE_BOUND, format_score
 from hiveai.timeman import StopFlag

@@ -21,7 +21,7 @@ from hiveai.hex_grid import CELL_MASK
 from hiveai.level import MAX_LEVEL, check_level
 from hiveai.notation import parse_game_type_string
 from hiveai.outcome import BLACK, DRAW, WHITE, Outcome, Termination
-from hiveai.play import BadRequest
+from hiveai.play.errors import BadRequest
 from hiveai.svg import board as board_svg
 from hiveai.svg import cell_centres
 
