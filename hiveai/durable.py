@@ -102,11 +102,16 @@ def replace_atomically(path: str | os.PathLike, text: str, encoding: str = "utf-
 
     Newlines are written as ``\\n`` on every platform.
     """
+    replace_atomically_bytes(path, text.encode(encoding))
+
+
+def replace_atomically_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Replace ``path`` by ``data`` in one step, durably (see :func:`replace_atomically`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
-        f.write(text.encode(encoding))
+        f.write(data)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
@@ -128,7 +133,7 @@ def _fsync_directory(directory: Path) -> None:
 
 
 __all__ = ["DirectoryLock", "LineAppender", "LockedError", "append_line", "complete_lines", "replace_atomically",
-           "trim_partial_line"]
+           "replace_atomically_bytes", "trim_partial_line"]
 
 
 class DirectoryLock:

@@ -146,8 +146,9 @@ def selfplay_tasks(game_types: Iterable[str], games: int, seed: int, depth: int 
     return tasks
 
 
-def load_games(path: Path) -> list[dict]:
-    """The records in a games file; a last line cut short by a kill is ignored (hiveai.durable)."""
+def load_games(path: Path, required: tuple[str, ...] = ("id", "moves")) -> list[dict]:
+    """The records (with the ``required`` keys) in a JSONL file such as games.jsonl;
+    a last line cut short by a kill is ignored (hiveai.durable)."""
     if not path.exists():
         return []
     records = []
@@ -156,7 +157,7 @@ def load_games(path: Path) -> list[dict]:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue  # a cut-short line that an older run finished with a newline
-        if isinstance(record, dict) and "id" in record and "moves" in record:
+        if isinstance(record, dict) and all(key in record for key in required):
             records.append(record)
     return records
 
