@@ -15,6 +15,7 @@ import time
 import click
 
 from hiveai import __version__
+from hiveai.options import CPUS
 from hiveai.text import plural
 from hiveai.tournament.limits import (
     DEFAULT_RANDOM_PLIES,
@@ -178,7 +179,7 @@ def perft(depth: int, as_json: bool, game: str) -> None:
 @click.option("--tt-mb", default=None, type=click.IntRange(1, 4096),
               help="Transposition table per search, in MB [default: hiveai.bench.BENCH_TT_MB]. "
                    "The signature depends on it.")
-@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, os.cpu_count() or 1),
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, CPUS),
               help="Search threads per position (Lazy SMP; more than one: node counts vary).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object with every figure, for scripts.")
 def bench(depth_offset: int, tt_mb: int | None, threads: int, as_json: bool) -> None:
@@ -216,7 +217,7 @@ def bench(depth_offset: int, tt_mb: int | None, threads: int, as_json: bool) -> 
               help="Report the K best moves, each with its score and PV.")
 @click.option("--game", "game_file", type=click.Path(exists=True, dir_okay=False),
               help="Review every move of a game record (PGN or GameString file).")
-@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, os.cpu_count() or 1),
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1, CPUS),
               help="Search threads (Lazy SMP; one thread gives reproducible results).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of text.")
 @click.option("--color/--no-color", default=None, help="ANSI colour in the picture [default: if stdout is a terminal].")
@@ -306,6 +307,42 @@ def _write_output(path, text: str, hint: str) -> None:
     except OSError as e:
         raise click.ClickException(f"{hint}: cannot write {path}: {e.strerror or e}") from None
     click.echo(f"wrote {path}", err=True)
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True, metavar="IN...", type=click.Path(exists=True))
+@click.option("--to", "to", default="pgn", show_default=True,
+              type=click.Choice(["pgn", "hivegame", "gamestring", "sgf"]),
+              help="Mzinga PGN, hivegame.com PGN, UHP GameString (one line a game) or boardspace SGF.")
+@click.option("-o", "--out", "out", metavar="OUT",
+              help="A folder (existing, or ending in /): one file per game; else one file with every game. "
+                   "Default: stdout.")
+def convert(inputs: tuple[str, ...], to: str, out: str | None) -> None:
+    """Convert game records: boardspace SGF, hivegame.com or Mzinga PGN, GameStrings, MoveString lists.
+
+    IN is a file, a folder (its .sgf, .pgn, .txt, .uhp and .zip files) or a
+    zip archive; the format of each is told by its content. Every game is
+    replayed with hiveai's rules: one that cannot be read or replayed is
+    refused with the file, the move and the rule, the others are converted,
+    and the exit status is 1 if any was refused. Output files are written
+    whole or not at all. A summary line goes to stderr. Formats and
+    conventions: docs/records.md.
+    """
+    from hiveai.records.convert import convert as convert_records
+
+    if out is not None and not out.endswith(("/", os.sep)) and not os.path.isdir(out):
+        _output_path(out, "--out")
+    try:
+        report = convert_records(inputs, to, out, emit=lambda text: click.echo(text, nl=False),
+                                 refused=lambda message: click.echo(f"refused: {message}", err=True))
+    except BrokenPipeError:  # stdout closed early (| head): stop quietly, as other tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    except OSError as e:
+        raise click.ClickException(f"--out: cannot write {e.filename or out}: {e.strerror or e}") from None
+    click.echo(report.summary(), err=True)
+    if report.refused:
+        sys.exit(1)
 
 
 @main.group()

@@ -61,6 +61,7 @@ from hiveai.movegen import (
     slide_directions,
 )
 from hiveai.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, occupied_neighbours
+from hiveai.switches import weight_overrides
 
 DRAW_SCORE = 0
 
@@ -123,29 +124,10 @@ assert WEIGHT_NAMES[W_MOBILE + 7] == "mobile_pillbug" and WEIGHT_NAMES[W_MOBILE 
 # The Dragonfly (last) reaches like an ant.
 ATTACK_REACH = np.array([0, 50, 100, 50, 100, 100, 100, 50, 100], dtype=np.int64)
 
-# Environment variable a tuning match uses to give one engine other weights:
-# ``HIVEAI_WEIGHTS="queen_attacker=25,tempo=0"``.
-WEIGHTS_ENV = "HIVEAI_WEIGHTS"
-
 
 def default_weights() -> np.ndarray:
     """The weights above, as the kernel reads them."""
     return np.array([value for _, value, _ in WEIGHT_TABLE], dtype=np.int64)
-
-
-def parse_weights(text: str, base: np.ndarray | None = None) -> np.ndarray:
-    """``base`` (default: the table above) with ``name=value`` overrides (comma
-    separated); ValueError names a bad one."""
-    w = default_weights() if base is None else base.copy()
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, eq, value = item.partition("=")
-        if not eq or name.strip() not in WEIGHT_NAMES:
-            raise ValueError(f"{WEIGHTS_ENV}: '{item}' is not name=value with a name from {', '.join(WEIGHT_NAMES)}")
-        try:
-            w[WEIGHT_NAMES.index(name.strip())] = int(value)
-        except ValueError:
-            raise ValueError(f"{WEIGHTS_ENV}: '{item}' needs a whole number") from None
-    return w
 
 
 # The weights hiveai plays with: sections fitted by ``hiveai tune`` (README,
@@ -160,10 +142,14 @@ def builtin_weights() -> dict[str, np.ndarray]:
 
 
 def weights_from_env() -> dict[str, np.ndarray]:
-    """The shipped weights, with the overrides of $HIVEAI_WEIGHTS (for tuning
-    matches) applied to every game type's set."""
-    text = os.environ.get(WEIGHTS_ENV, "")
-    return {key: parse_weights(text, w) for key, w in builtin_weights().items()}
+    """The shipped weights, with the overrides of $HIVEAI_WEIGHTS (a tuning
+    switch: :mod:`hiveai.switches`) applied to every game type's set."""
+    overrides = weight_overrides(WEIGHT_NAMES)
+    sets = builtin_weights()
+    for w in sets.values():
+        for name, value in overrides.items():
+            w[_INDEX[name]] = value
+    return sets
 
 
 # --- Weights files (``hiveai tune`` writes them, the UHP option EvalFile loads them) ---

@@ -21,21 +21,34 @@ Below it, the engine thinks less and is less exact, the way a weaker player is:
   budget is spent sooner: an instant reply feels like a machine.
 
 The table below was calibrated by matches (README.md, "Levels").
+
+This is a layer above the searcher: :func:`play_level` calls a
+:class:`hiveai.search.Searcher` it is given, and :func:`hiveai.search.search`
+and the UHP engine call :func:`play_level`. The searcher knows nothing of levels.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from numba import njit
 
+from hiveai.board import Move
 from hiveai.movegen import MAX_MOVES, legal_moves, new_workspace
 from hiveai.options import MAX_LEVEL, MIN_LEVEL
 from hiveai.position import BLACK_WINS, PLY, WHITE_WINS, do_move, game_result, undo_move
+from hiveai.results import Line, SearchInfo, SearchResult
+from hiveai.timeman import Limits, depth_limits
+
+if TYPE_CHECKING:
+    from hiveai.board import Board
+    from hiveai.search import Searcher
 
 # From this level up the engine always blocks an opponent's win in one.
 BLOCK_FROM_LEVEL = 4
@@ -119,14 +132,28 @@ def choose(lines, settings: LevelSettings, rng: random.Random):
     return rng.choices(near, weights)[0]
 
 
-def play_level(searcher, board, limits, level: int, rng: random.Random):
-    """The move ``searcher`` plays on ``board`` at ``level`` (1 to 9; 10 is
-    the plain search): a :class:`hiveai.search.SearchResult`."""
-    from hiveai.board import Move
-    from hiveai.search import Line, SearchResult
-    from hiveai.timeman import depth_limits
+def play_level(searcher: Searcher, board: Board, limits: Limits, level: int = MAX_LEVEL,
+               rng: random.Random | None = None, *, multipv: int = 1,
+               on_iteration: Callable[[SearchInfo], None] | None = None,
+               nodes: int | None = None) -> SearchResult:
+    """The move ``searcher`` plays on ``board`` within ``limits`` at ``level``.
 
-    settings = LEVELS[check_level(level)]
+    Level 10 (full strength) is exactly ``searcher.search(board, limits,
+    multipv, on_iteration, nodes=nodes)``. Levels 1 to 9 search as the module
+    docstring says, on one thread whatever ``searcher.threads`` is (a node
+    budget is only deterministic there), and draw the move with ``rng``
+    (default: a fresh one). They rank at least ``multipv`` lines, and the
+    level's own number; ``on_iteration`` sees every completed iteration, its
+    nodes and seconds counted from the start of the move; ``nodes`` caps the
+    nodes the move searches beyond the depth-1 ranking, which is always
+    searched in full (below the level's own budget, never above it).
+    """
+    check_level(level)
+    if level == MAX_LEVEL:
+        return searcher.search(board, limits, multipv, on_iteration, nodes=nodes)
+    rng = rng or random.Random()
+    settings = LEVELS[level]
+    ranked = max(multipv, settings.multipv)
     start = time.monotonic()
     legal = board.legal_move_ints()
     if not legal:
@@ -139,20 +166,17 @@ def play_level(searcher, board, limits, level: int, rng: random.Random):
         move = Move(win, board.move_to_string(win))
         result = SearchResult(move, None, 0, 0, 0.0, [move])
     else:
-        threads = searcher.threads
-        searcher.threads = 1  # node budgets are only deterministic on one thread
-        try:
-            first = searcher.search(board, depth_limits(1, limits.stop), settings.multipv)
-            result = first
-            if settings.nodes > 1 and not limits.out_of_time():
-                deeper = searcher.search(board, limits, settings.multipv, nodes=settings.nodes)
-                nodes = first.nodes + deeper.nodes
-                # A deeper answer, unless its lines are fewer (an iteration cut short before any).
-                if deeper.depth > first.depth and len(deeper.lines) >= len(first.lines):
-                    result = deeper
-                result.nodes = nodes
-        finally:
-            searcher.threads = threads
+        first = searcher.search(board, depth_limits(1, limits.stop), ranked, on_iteration, threads=1)
+        result = first
+        budget = settings.nodes if nodes is None else min(settings.nodes, nodes - first.nodes)
+        if settings.nodes > 1 and budget > 0 and not limits.out_of_time():
+            report = None if on_iteration is None else _after(on_iteration, first.nodes, time.monotonic() - start)
+            deeper = searcher.search(board, limits, ranked, report, nodes=budget, threads=1)
+            total = first.nodes + deeper.nodes
+            # A deeper answer, unless its lines are fewer (an iteration cut short before any).
+            if deeper.depth > first.depth and len(deeper.lines) >= len(first.lines):
+                result = deeper
+            result.nodes = total
         lines = result.lines[: settings.multipv]  # a move found in an unfinished iteration may come on top
         if level >= BLOCK_FROM_LEVEL and lines:
             safe = [ln for ln in lines if not allows_win(b, ws, moves, ln.move.code)]
@@ -169,6 +193,19 @@ def play_level(searcher, board, limits, level: int, rng: random.Random):
     _think_naturally(limits, start)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _after(on_iteration: Callable[[SearchInfo], None], nodes: int,
+           seconds: float) -> Callable[[SearchInfo], None]:
+    """``on_iteration`` for a search that starts ``nodes`` nodes and ``seconds``
+    seconds into the move: its reports counted from the start of the move."""
+
+    def report(info: SearchInfo) -> None:
+        total, elapsed = info.nodes + nodes, info.seconds + seconds
+        on_iteration(dataclasses.replace(info, nodes=total, seconds=elapsed,
+                                         nps=total / elapsed if elapsed > 0 else 0.0))
+
+    return report
 
 
 def _think_naturally(limits, start: float) -> None:

@@ -18,23 +18,31 @@ import os
 from dataclasses import dataclass
 
 from hiveai.timeman import REPLY_MARGIN, TIME_USAGE
+from hiveai.ttsize import DEFAULT_TT_MB
 
 
-# Transposition table size in MB (option TranspositionTableSizeMB; hiveai.tt
-# allocates it). 64 MB = 4 M entries of 16 bytes. At ~1 M nodes/s a 5-second
-# move (MzingaViewer's default budget) visits ~5 M nodes, of which the interior
-# nodes worth storing are a small fraction, so 4 M slots hold a whole search;
-# and it keeps the engine within "TT + 300 MB" on any machine that runs a GUI.
-# Mzinga ships 32 MB, nokamute 100 MiB (docs/protocol-notes.md, "options"). Pages are touched
-# lazily (np.zeros is calloc), so a short search does not pay for all of it.
-# This module stays numba-free (it is imported before the UHP banner), so the
-# numbers live here rather than in hiveai.tt.
-DEFAULT_TT_MB = 64
+# Transposition table size in MB (option TranspositionTableSizeMB): the
+# table's own default (hiveai.ttsize says why 64), between these bounds.
 MIN_TT_MB, MAX_TT_MB = 1, 4096
 
-# Search threads (option NumThreads): 1 to the number of CPUs, all of them by
-# default, as nokamute does. hiveai tournament sets 1 for hiveai engines.
-CPUS = os.cpu_count() or 1
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity set where the OS keeps one
+    (Linux: ``taskset``, cgroup cpusets, containers), else every CPU of the host.
+
+    >>> 1 <= usable_cpus() <= (os.cpu_count() or 1)
+    True
+    """
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+# Search threads (option NumThreads): 1 to the number of CPUs this process may
+# use, all of them by default, as nokamute does (a thread on a CPU the process
+# may not use would only share another's). hiveai tournament sets 1 for hiveai engines.
+CPUS = usable_cpus()
 
 # Thinking while the opponent thinks (option PonderDuringIdle; Mzinga's name
 # and values). Off by default: CPU use nobody asked for is a common complaint.

@@ -53,6 +53,9 @@ class Termination(enum.Enum):
     FORFEIT = "forfeit"
     #: An arbiter (a tournament's move limit, say) ended the game.
     ADJUDICATION = "adjudication"
+    #: The record names the result but not how it came about (Mzinga's PGN has no tag
+    #: for it, and a boardspace.net game may end without a word of why).
+    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)

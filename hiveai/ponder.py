@@ -100,8 +100,7 @@ class Ponderer:
             return  # it goes on: the command ran beside it
         self.stop()  # a ponder search that failed: joined, and tried again
         engine = self._searcher = searcher()
-        if single_threaded:
-            engine.threads = 1
+        threads = 1 if single_threaded else None
         self._stop.clear()
         limits = self._limits = timeman.infinite_limits(self._stop)
         self._result = None
@@ -117,7 +116,7 @@ class Ponderer:
 
         def ponder() -> None:
             try:
-                result = engine.search(board, limits, on_iteration=on_iteration)
+                result = engine.search(board, limits, on_iteration=on_iteration, threads=threads)
                 log.info("pondered %s to depth %s, %s nodes", board.game_string(), result.depth, result.nodes)
                 self._result = result
             except Exception:  # pondering is a bonus: never let it break the engine

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from hiveai import timeman
 from hiveai.options import Options
+from hiveai.switches import nodes_per_second
 
 if TYPE_CHECKING:
     from hiveai.search import Searcher
@@ -45,26 +46,14 @@ log = logging.getLogger("hiveai.uhp")
 # enough for a per-move bot bridge.
 EOF_THINK_SECONDS = 1.0
 
-# For tuning matches on a shared machine (cutechess's "nodestime"): with
-# HIVEAI_NODESTIME=N, "bestmove time T" searches T x N nodes instead of T
-# seconds, so its result does not depend on the machine's speed or load.
-NODESTIME_ENV = "HIVEAI_NODESTIME"
-
-
-def nodestime() -> int:
-    """Nodes per second of $HIVEAI_NODESTIME, 0 when unset; ValueError naming the variable when malformed."""
-    text = os.environ.get(NODESTIME_ENV, "").strip()
-    if not text:
-        return 0
-    if not text.isdigit():
-        raise ValueError(f"{NODESTIME_ENV} must be a whole number of nodes per second, not '{text}'.")
-    return int(text)
-
-
 def node_budget(seconds: float) -> int | None:
     """The node limit that stands for ``bestmove time`` of ``seconds`` under
-    $HIVEAI_NODESTIME (at least one node), or None when the switch is off."""
-    rate = nodestime()
+    $HIVEAI_NODESTIME (at least one node), or None when the switch is off.
+
+    For tuning matches on a shared machine (cutechess's "nodestime"): the budget
+    in nodes does not depend on the machine's speed or load. ValueError naming
+    the variable when it is malformed (see :mod:`hiveai.switches`)."""
+    rate = nodes_per_second()
     return max(1, int(seconds * rate)) if rate else None
 
 

@@ -49,24 +49,16 @@ import mmap
 import numpy as np
 from numba import njit
 
-from hiveai.options import DEFAULT_TT_MB
 from hiveai.score import MATE_BOUND, WIN
+from hiveai.ttsize import DEFAULT_TT_MB, table_entries
 
 EXACT, LOWER, UPPER = 0, 1, 2
-
-ENTRY_BYTES = 16
 
 # Scores beyond MATE_BOUND are wins or losses in some number of plies; they
 # are made node-relative when stored.
 
 _MOVE_MASK = 0xFFFF
 _SCORE_OFFSET = 1 << 31
-
-
-def table_entries(size_mb: int) -> int:
-    """Slots for a table of ``size_mb`` MB: the largest power of two that fits."""
-    n = max(2, (int(size_mb) * 1024 * 1024) // ENTRY_BYTES)
-    return 1 << (n.bit_length() - 1)
 
 
 # Linux x86-64's transparent huge page; a smaller table is not worth advising.

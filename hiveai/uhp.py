@@ -342,9 +342,10 @@ class UhpServer:
                                              reporting=self.options["ReportIntermediateBestMoves"])
             if result is None:
                 searcher = session.searcher()  # imports numba; the banner is long gone
+                from hiveai.level import play_level  # the level layer above the searcher
                 report = self._report if self.options["ReportIntermediateBestMoves"] else None
-                result = searcher.search(board, limits, on_iteration=report, level=level, rng=self._rng,
-                                         nodes=nodes)
+                result = play_level(searcher, board, limits, on_iteration=report, level=level, rng=self._rng,
+                                    nodes=nodes)
         finally:
             session.end_bestmove()
         log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,

@@ -181,7 +181,7 @@ def test_bad_game_file_names_the_problem(tmp_path):
     bad.write_text(pgn)
     code, out = run("--game", str(bad))
     line = pgn.splitlines().index("4. bQ wQ-") + 1
-    assert code != 0 and f"bad.pgn:{line}" in out and 'unable to play "bQ wQ-"' in out
+    assert code != 0 and f"bad.pgn:{line}: move 4 ('bQ wQ-')" in out
 
     binary = tmp_path / "x.pgn"
     binary.write_bytes(b"\xff\xfe\x00garbage")

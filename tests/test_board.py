@@ -9,9 +9,7 @@ nokamute agree on) and from seeded random play in all eight game types.
 from __future__ import annotations
 
 import dataclasses
-import doctest
 import random
-import re
 from collections import deque
 from pathlib import Path
 
@@ -394,14 +392,3 @@ def test_every_reason_agrees_with_the_generator():
         assert reason in (None, "You can't pass when you have valid moves.")
         assert board.game_string() == Board.parse(game_string).game_string()  # nothing was played
     assert seen == REASONS
-
-
-def test_readme_python_examples():
-    """The examples of README's "Using hiveai from Python" run as shown."""
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    section = readme.split("## Using hiveai from Python", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert len(blocks) >= 3
-    test = doctest.DocTestParser().get_doctest("\n".join(blocks), {}, "README", "README.md", 0)
-    result = doctest.DocTestRunner().run(test)  # prints any failure, which pytest shows
-    assert result.failed == 0 and result.attempted >= 15

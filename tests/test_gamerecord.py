@@ -114,7 +114,7 @@ def test_malformed_records_name_the_line(text, where, what):
 def test_errors_in_files_name_the_file(tmp_path):
     path = tmp_path / "bad.txt"
     path.write_text("Base;NotStarted;White[1]\nBase;InProgress;White[1];wQ\n")
-    with pytest.raises(GameRecordError, match=r"bad\.txt:2: unable to play \"wQ\""):
+    with pytest.raises(GameRecordError, match=r"bad\.txt:2: move 1 \('wQ'\): You can't play your Queen Bee"):
         read_games(path)
     with pytest.raises(GameRecordError, match="no such file"):
         read_game(tmp_path / "missing.pgn")

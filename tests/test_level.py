@@ -10,9 +10,10 @@ import pytest
 from tactics import POSITIONS, safe_and_losing, winning_moves
 
 from hiveai.board import Board
-from hiveai.level import BLOCK_FROM_LEVEL, LEVELS, THINK_SHARE, allows_win
+from hiveai.level import BLOCK_FROM_LEVEL, LEVELS, THINK_SHARE, allows_win, play_level
 from hiveai.options import MAX_LEVEL, MIN_LEVEL
-from hiveai.search import search
+from hiveai.search import Searcher, search
+from hiveai.timeman import StopFlag, depth_limits
 
 ALL_LEVELS = range(MIN_LEVEL, MAX_LEVEL + 1)
 OPENING = "Base+MLP;InProgress;White[4];wL;bS1 /wL;wQ wL-;bM /bS1;wA1 wQ/;bQ bM\\"
@@ -76,6 +77,7 @@ def _scratch():
     return new_workspace(), np.zeros(2 * MAX_MOVES, dtype=np.int32)
 
 
+@pytest.mark.slow  # asserts a wall-clock duration
 def test_a_weak_level_takes_a_natural_time():
     board = Board.parse(OPENING)
     r = search(board, time=1.0, level=1, rng=random.Random(1))
@@ -85,3 +87,36 @@ def test_a_weak_level_takes_a_natural_time():
 def test_a_bad_level_is_refused():
     with pytest.raises(ValueError, match="level"):
         search(Board("Base"), depth=1, level=11)
+
+
+def test_a_weak_level_keeps_to_a_node_limit_below_its_own_budget():
+    board = Board.parse(OPENING)
+    own = search(board, depth=30, level=9, rng=random.Random(3))
+    capped = search(board, depth=30, level=9, rng=random.Random(3), nodes=5_000)
+    assert own.nodes > 50_000  # level 9's budget is 300,000 nodes after the depth-1 ranking
+    # The kernel checks the budget at each node it enters and counts a node's
+    # leaf children without entering them, so it may end a move list past it.
+    assert capped.nodes < 2 * 5_000 and capped.move in board.legal_moves
+    tiny = search(board, depth=30, level=9, rng=random.Random(3), nodes=1)
+    assert tiny.depth == 1  # below the depth-1 ranking's nodes: that ranking alone, in full
+
+
+def test_a_weak_level_reports_every_iteration():
+    board = Board.parse(OPENING)
+    infos = []
+    result = search(board, depth=30, level=5, rng=random.Random(1), on_iteration=infos.append)
+    depths = [i.depth for i in infos if i.multipv == 1]
+    assert depths[0] == 1 and max(depths) == result.depth >= 2  # the ranking, then the budgeted search
+    nodes = [i.nodes for i in infos]
+    assert nodes == sorted(nodes) and nodes[-1] <= result.nodes  # counted from the start of the move
+
+
+def test_a_weak_level_searches_on_one_thread_and_leaves_the_searcher_alone():
+    board = Board.parse(OPENING)
+    searcher = Searcher(tt_mb=16, threads=2)
+    seen = []
+    limits = depth_limits(30, StopFlag())
+    two = play_level(searcher, board, limits, 6, random.Random(4), on_iteration=lambda i: seen.append(searcher.threads))
+    assert seen and set(seen) == {2} and searcher.threads == 2
+    one = play_level(Searcher(tt_mb=16), board, limits, 6, random.Random(4))
+    assert (two.move, two.nodes, two.depth) == (one.move, one.nodes, one.depth)  # one thread: deterministic

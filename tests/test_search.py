@@ -1,8 +1,10 @@
-"""The alpha-beta search (hiveai.search) and its table (hiveai.tt), in-process:
-API results, exact depths, multipv, mate-score bookkeeping, stopping, the
-repetition history, and loading every kernel from numba's on-disk cache in a
-fresh process. Tactics (wins, defences, pillbug throws) are in
-test_search_tactics.py."""
+"""The alpha-beta search (the driver hiveai.search, the kernel hiveai.negamax,
+the busy table hiveai.abdada, the switches hiveai.switches) and its table
+(hiveai.tt), in-process: API results, exact depths, multipv, mate-score
+bookkeeping, stopping, the repetition history, and loading every kernel from
+numba's on-disk cache in a fresh process. Tactics (wins, defences, pillbug
+throws) are in test_search_tactics.py, threads in test_threads.py, levels in
+test_level.py."""
 
 from __future__ import annotations
 
@@ -15,26 +17,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hiveai.position import HASH
+from hiveai.abdada import busy_key, mark_busy, new_busy_table
 from hiveai.board import Board, Move
-from hiveai.evaluate import weights_for
+from hiveai.evaluate import WEIGHT_NAMES, weights_for, weights_from_env
+from hiveai.negamax import negamax, search_root
+from hiveai.position import HASH
+from hiveai.scratch import CTL_SHARED, Scratch
 from hiveai.search import (
-    _BUSY_MULT,
-    BUSY_SIZE,
-    CTL_SHARED,
-    SD_PV,
-    SEARCH_ENV,
+    WARM_GAME,
     SearchInfo,
     Searcher,
     _game_hashes,
     _last_placement_index,
-    _negamax,
-    _search_root,
-    features_from_env,
     format_score,
     is_win_score,
     search,
 )
+from hiveai.switches import NODESTIME_ENV, SEARCH_ENV, WEIGHTS_ENV, nodes_per_second, search_switches
 from hiveai.score import WIN
 from hiveai.timeman import StopFlag, depth_limits, infinite_limits, time_limits
 from hiveai.tt import (
@@ -218,7 +217,8 @@ def test_repetition_scores_as_a_draw():
     for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
         board.play(m)
     hashes = _game_hashes(board)
-    searcher = Searcher(tt_mb=1)
+    scratch, (keys, data), busy = Scratch(), new_table(1), new_busy_table()
+    weights = weights_for(weights_from_env(), "Base")
     b = board.position_array.copy()
     path = np.zeros(64, dtype=np.int64)
     path[: len(hashes)] = hashes
@@ -226,11 +226,11 @@ def test_repetition_scores_as_a_draw():
     excl = np.zeros(0, dtype=np.int32)
 
     def value(irrev: int) -> int:
-        searcher.ctl[:] = 0
-        return int(_negamax(b, searcher._ws, weights_for(searcher.weights, "Base"), searcher._moves, searcher._order, searcher._sd, path,
-                            searcher._keys, searcher._data, searcher._busy, searcher.ctl, excl, np.int64(2), np.int64(2),
-                            np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev),
-                            np.int64(-1)))
+        scratch.ctl[:] = 0
+        return int(negamax(b, scratch.ws, weights, scratch.moves, scratch.order, scratch.sd, path,
+                           keys, data, busy, scratch.ctl, excl, np.int64(2), np.int64(2),
+                           np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev),
+                           np.int64(-1)))
 
     assert value(_last_placement_index(board)) == 0
     assert value(hp) != 0  # no history to repeat: an ordinary evaluation
@@ -242,45 +242,59 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
     best move must be those of the plain search (a full window, a fresh table)."""
     board = Board.parse(MIDGAME)
     plain = search(board, depth=4)
-    searcher = Searcher(tt_mb=1)
+    scratch, (keys, data), busy = Scratch(), new_table(1), new_busy_table()
     b = board.position_array.copy()
     hashes = _game_hashes(board)
     path = np.zeros(len(hashes) + 70, dtype=np.int64)
     path[: len(hashes)] = hashes
     key = np.int64(b[HASH])
     for mv in board.legal_move_ints():
-        busy_key = key ^ np.int64((mv * _BUSY_MULT + 2**63) % 2**64 - 2**63)  # the kernel's wrapping product
-        searcher._busy[busy_key & (BUSY_SIZE - 1)] = busy_key
+        mark_busy(busy, busy_key(key, np.int64(mv)))
+    weights = weights_for(weights_from_env(), "Base+MLP")
     for depth in range(1, 5):  # iterative deepening, as the driver does
-        searcher.ctl[:] = 0
-        searcher.ctl[CTL_SHARED] = 1
-        score = int(_search_root(b, searcher._ws, weights_for(searcher.weights, "Base+MLP"), searcher._moves,
-                                 searcher._order, searcher._sd, path, searcher._keys, searcher._data, searcher._busy,
-                                 searcher.ctl, np.zeros(0, dtype=np.int32), np.int64(depth),
-                                 np.int64(len(hashes) - 1), np.int64(_last_placement_index(board))))
-    assert (score, int(searcher._sd[SD_PV])) == (plain.score, plain.move.code)
+        scratch.ctl[:] = 0
+        scratch.ctl[CTL_SHARED] = 1
+        score = int(search_root(b, scratch.ws, weights, scratch.moves, scratch.order, scratch.sd, path,
+                                keys, data, busy, scratch.ctl, np.zeros(0, dtype=np.int32), np.int64(depth),
+                                np.int64(len(hashes) - 1), np.int64(_last_placement_index(board))))
+    assert (score, scratch.root_line()[0]) == (plain.score, plain.move.code)
 
 
-def test_search_switches_parse_and_each_reduction_rule_changes_the_tree(monkeypatch):
-    monkeypatch.setenv(SEARCH_ENV, "lmr=2, extend=0")
-    assert features_from_env()["lmr"] == 2 and features_from_env()["extend"] == 0
-    for bad in ("lmr=3", "lmr=", "lmr=12", "extend=2", "nosuch=1", "lmr"):
+def test_search_switches_parse_and_the_threat_extension_changes_the_tree(monkeypatch):
+    monkeypatch.setenv(SEARCH_ENV, " extend=0 ")
+    assert search_switches() == {"extend": 0}
+    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
         monkeypatch.setenv(SEARCH_ENV, bad)
         with pytest.raises(ValueError, match=SEARCH_ENV):
-            features_from_env()
+            search_switches()
     monkeypatch.delenv(SEARCH_ENV)
+    assert search_switches() == {"extend": 1}  # the default a match kept (hiveai.switches)
     board = Board.parse(MIDGAME)
     nodes = {}
-    for rule in (0, 1, 2):
-        searcher = Searcher(tt_mb=4)
-        searcher.features["lmr"] = rule
-        result = searcher.search(board, depth_limits(5, StopFlag()))
-        assert result.depth == 5 and replay_is_legal(board, result.pv)
-        nodes[rule] = result.nodes
-    # Each rule reduces some moves, so each gives another tree (the mild one is
-    # not always smaller at this depth: its reduced moves that fail high are
-    # searched twice); the full rule reduces the most.
-    assert len(set(nodes.values())) == 3 and nodes[1] < min(nodes[0], nodes[2]), nodes
+    for extend in (0, 1):
+        monkeypatch.setenv(SEARCH_ENV, f"extend={extend}")
+        result = Searcher(tt_mb=4).search(board, depth_limits(4, StopFlag()))
+        assert result.depth == 4 and replay_is_legal(board, result.pv)
+        nodes[extend] = result.nodes
+    assert nodes[0] != nodes[1], nodes  # leaves next to a five-neighbour queen are searched on
+
+
+def test_weight_and_node_budget_switches_share_the_format(monkeypatch):
+    monkeypatch.setenv(WEIGHTS_ENV, "tempo=0, queen_enemy=-5")
+    for w in weights_from_env().values():
+        assert w[WEIGHT_NAMES.index("tempo")] == 0 and w[WEIGHT_NAMES.index("queen_enemy")] == -5
+    for bad, message in (("tempo=x", "whole number"), ("nosuch=1", "tempo"), ("tempo", "name=value")):
+        monkeypatch.setenv(WEIGHTS_ENV, bad)
+        with pytest.raises(ValueError, match=f"{WEIGHTS_ENV}: '{bad}'.*{message}"):
+            weights_from_env()
+    monkeypatch.delenv(WEIGHTS_ENV)
+    assert nodes_per_second() == 0
+    monkeypatch.setenv(NODESTIME_ENV, " 250000 ")
+    assert nodes_per_second() == 250_000
+    for bad in ("-1", "1e6", "fast"):
+        monkeypatch.setenv(NODESTIME_ENV, bad)
+        with pytest.raises(ValueError, match=NODESTIME_ENV):
+            nodes_per_second()
 
 
 # --- stopping and time ---------------------------------------------------------
@@ -295,6 +309,7 @@ def test_depth_zero_and_zero_time_answer_without_searching():
         assert result.move == first and result.depth == 0 and result.score is None
 
 
+@pytest.mark.slow  # asserts a wall-clock duration
 def test_stop_flag_ends_a_long_search_quickly():
     board = Board.from_game_string(MIDGAME)
     stop = StopFlag()
@@ -308,6 +323,7 @@ def test_stop_flag_ends_a_long_search_quickly():
     assert result.move in board.legal_moves and result.depth >= 1
 
 
+@pytest.mark.slow  # asserts a wall-clock duration
 def test_time_limit_is_kept():
     board = Board.from_game_string(MIDGAME)
     searcher = Searcher(tt_mb=4)
@@ -318,6 +334,7 @@ def test_time_limit_is_kept():
     assert result.move in board.legal_moves and result.depth >= 1
 
 
+@pytest.mark.slow  # asserts a wall-clock duration
 def test_time_budget_is_spent_up_to_the_soft_deadline():
     """No answer before the soft deadline: an iteration that cannot finish is still
     searched (its better root moves count), so the budget is not thrown away. Only
@@ -345,10 +362,32 @@ def test_an_unfinished_iteration_keeps_a_better_root_move():
     assert result.pv[0] == result.move and str(result.pv[0]) == result.move_string
 
 
+# A node budget that stops MIDGAME's search inside iteration 4 after it fully
+# searched a root move better than iteration 3's best. Found by scanning budgets
+# from 500 to 200,000 nodes in steps of 500 (one thread, fresh 16 MB table):
+# 42,000 is the first that does (iteration 3 ends at 14,826 nodes, iteration 4
+# at 93,233). Any search change may move it: the test checks its premise first.
+UNFINISHED_BUDGET = 45_000
+
+
+def test_a_better_move_from_an_unfinished_iteration_comes_with_its_line():
+    """Stopped (here by a node budget, deterministic) inside an iteration that
+    proved a new best root move, the answer is that move with the whole line the
+    kernel found for it, not the move alone: pondering predicts the reply from it."""
+    board = Board.from_game_string(MIDGAME)
+    infos: list[SearchInfo] = []
+    result = search(board, depth=30, nodes=UNFINISHED_BUDGET, on_iteration=infos.append)
+    completed = [i for i in infos if i.depth == result.depth]
+    assert result.depth == 3 and completed[-1].pv[0] != result.move, "re-derive UNFINISHED_BUDGET"
+    assert result.pv[0] == result.move and len(result.pv) >= 2 and replay_is_legal(board, result.pv)
+    assert result.lines[0].pv == result.pv and result.lines[0].score == result.score
+    assert completed[-1].pv[0] in [line.move for line in result.lines[1:]]  # the old best stays ranked
+
+
 def test_warm_leaves_an_empty_resident_table():
     searcher = Searcher(tt_mb=1)
     searcher.warm()
-    assert not searcher._keys.any() and not searcher._data.any()
+    assert searcher.table_move(Board.parse(WARM_GAME)) is None  # the warm-up search's root entry is gone
     assert searcher.search(Board("Base"), depth_limits(2, StopFlag())).depth == 2
 
 
@@ -358,10 +397,13 @@ _CACHE_PROBE = """
 import sys
 from hiveai.board import Board
 from hiveai.search import search
-import hiveai.evaluate, hiveai.movegen, hiveai.position, hiveai.search, hiveai.tt, hiveai.zobrist
-search(Board.parse(sys.argv[1]), depth=3, multipv=2)
+import hiveai.abdada, hiveai.evaluate, hiveai.level, hiveai.movegen, hiveai.movepick, hiveai.negamax
+import hiveai.position, hiveai.search, hiveai.tt, hiveai.zobrist
+search(Board.parse(sys.argv[1]), depth=3, multipv=2, threads=2)
+search(Board.parse(sys.argv[1]), depth=3, level=5)
 misses = []
-for mod in (hiveai.search, hiveai.evaluate, hiveai.tt, hiveai.movegen, hiveai.position, hiveai.zobrist):
+for mod in (hiveai.negamax, hiveai.movepick, hiveai.abdada, hiveai.level, hiveai.evaluate, hiveai.tt,
+            hiveai.movegen, hiveai.position, hiveai.zobrist):
     for name, obj in vars(mod).items():
         stats = getattr(obj, "stats", None)
         if stats is not None and getattr(obj, "__module__", None) == mod.__name__ and obj.signatures:

@@ -100,7 +100,8 @@ def test_a_malformed_node_budget_switch_is_named(monkeypatch):
     not a whole number is answered as an err naming the variable, and the game is kept."""
     import io
 
-    from hiveai.session import NODESTIME_ENV, node_budget
+    from hiveai.session import node_budget
+    from hiveai.switches import NODESTIME_ENV
     from hiveai.uhp import UhpServer
 
     monkeypatch.setenv(NODESTIME_ENV, "2000")

@@ -12,14 +12,13 @@ completes). How quickly replies come while pondering is timed in the
 
 from __future__ import annotations
 
-import os
 import re
 import time
 
 import pytest
 from uhp_client import MIDGAME, TIMEOUT, Engine, EngineError
 
-from hiveai.options import MAX_LEVEL, MIN_LEVEL
+from hiveai.options import CPUS, MAX_LEVEL, MIN_LEVEL
 
 BESTMOVE_LOG = re.compile(r"bestmove (\S+(?: \S+)?) score \S+ depth (\d+) nodes (\d+)")
 PONDER_ITERATION = re.compile(r"pondering: depth (\d+) done")
@@ -77,7 +76,7 @@ def last_search_nodes(engine: Engine, searches: int) -> int:
 
 
 def test_new_options_are_listed_with_their_defaults(engine):
-    cpus = os.cpu_count() or 1
+    cpus = CPUS  # the CPUs this process may use (its affinity mask), not the host's
     lines = engine.cmd("options")
     assert f"NumThreads;int;{cpus};{cpus};1;{cpus}" in lines
     assert "PonderDuringIdle;enum;Disabled;Disabled;Disabled;SingleThreaded;MultiThreaded" in lines

@@ -124,8 +124,10 @@ def single_thread_options(spec: EngineSpec, banner: list[str]) -> list[tuple[str
     return [THREADS_OPTION]
 
 
-# Every running engine, so a shutdown can stop them all (close_all).
+# Every running engine, so a shutdown can stop them all (close_all). Pool threads
+# add and remove engines while close_all may be copying the set: always under the lock.
 _LIVE: weakref.WeakSet[EngineProcess] = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
 
 
 class EngineProcess:
@@ -140,7 +142,8 @@ class EngineProcess:
                                          stderr=subprocess.PIPE)
         except OSError as e:
             raise EngineFailure(CRASH, f"cannot start {' '.join(spec.command)}: {e}") from None
-        _LIVE.add(self)
+        with _LIVE_LOCK:
+            _LIVE.add(self)
         threading.Thread(target=self._pump_stdout, daemon=True).start()
         threading.Thread(target=self._pump_stderr, daemon=True).start()
 
@@ -238,12 +241,15 @@ class EngineProcess:
                 stream.close()
             except (OSError, ValueError):
                 pass
-        _LIVE.discard(self)
+        with _LIVE_LOCK:
+            _LIVE.discard(self)
 
 
 def close_all() -> None:
     """Stop every engine process still running (end of a tournament, Ctrl-C)."""
-    for engine in list(_LIVE):
+    with _LIVE_LOCK:
+        engines = list(_LIVE)
+    for engine in engines:  # close() takes the lock itself: not held here
         engine.close()
 
 
