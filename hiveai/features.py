@@ -123,15 +123,16 @@ def features(b: np.ndarray) -> np.ndarray:
     """
     ws, moves = new_scratch()
     out = np.zeros(N_FEATURES, dtype=np.float32)
-    features_into(b, ws, moves, out)
+    features_into(b, ws, moves, out, -1)
     return out
 
 
 @njit(cache=True, nogil=True)
-def features_into(b, ws, moves, out):
+def features_into(b, ws, moves, out, pinned):
     """Write the feature vector of ``b`` into ``out`` (float32, N_FEATURES long).
 
-    ``ws``/``moves`` are scratch (new_scratch). ``b`` is changed while the
+    ``pinned``: the position's pinned-piece mask (movegen.find_pinned) when the
+    caller knows it (the search does), else -1. ``ws``/``moves`` are scratch (new_scratch). ``b`` is changed while the
     other side's moves are generated and restored before returning.
     """
     out[:] = 0.0
@@ -144,7 +145,8 @@ def features_into(b, ws, moves, out):
         if b[POS + p] >= 0:
             root = b[POS + p]
             break
-    pinned = find_pinned(b, ws, root) if root >= 0 else 0
+    if pinned < 0:
+        pinned = find_pinned(b, ws, root) if root >= 0 else 0
 
     # What the pieces are: per side, in hand, buried, pinned; stacks.
     for p in range(N_PIECES):

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from hiveai.evaluate import evaluate_pinned
 from hiveai.features import FEATURE_SET, N_FEATURES, features_into
 
 MAGIC = b"HIVEAINN"
@@ -56,7 +57,7 @@ class Network:
     >>> net.shapes
     [(4, 151), (1, 4)]
     >>> x = rng.normal(size=N_FEATURES).astype(np.float32)
-    >>> bool(abs(net.forward_numpy(x) - forward(net.flat, net.layout, x, net.scratch())) < 1e-5)
+    >>> bool(abs(net.forward_numpy(x) - forward(net.flat, net.layout, x, new_activations())) < 1e-5)
     True
     """
 
@@ -72,9 +73,9 @@ class Network:
         problem = _shape_problem([w.shape for w in self.weights], [b.shape[0] for b in self.biases])
         if problem:
             raise ValueError(problem)
-        # The kernel's view: every layer's weights then biases in one flat array,
-        # and per layer (outputs, inputs, offset of its weights).
-        parts, layout, offset = [], [], 0
+        # The kernel's view: the scale, then every layer's weights and biases in
+        # one flat array; per layer (outputs, inputs, offset of its weights).
+        parts, layout, offset = [np.array([self.scale], dtype=np.float32)], [], 1
         for w, b in zip(self.weights, self.biases):
             layout.append((w.shape[0], w.shape[1], offset))
             parts += [w.reshape(-1), b]
@@ -86,10 +87,6 @@ class Network:
     def shapes(self) -> list[tuple[int, int]]:
         """(outputs, inputs) of each layer."""
         return [(int(w.shape[0]), int(w.shape[1])) for w in self.weights]
-
-    def scratch(self) -> np.ndarray:
-        """Room for two layers' activations (one per search thread)."""
-        return np.zeros(2 * max(max(o, i) for o, i in self.shapes), dtype=np.float32)
 
     def forward_numpy(self, x: np.ndarray) -> float:
         """The network's output for feature vector ``x``, in plain numpy (the reference)."""
@@ -212,14 +209,36 @@ def shipped_network() -> Network | None:
 
 
 # --- The kernels ------------------------------------------------------------------------
+# A search thread hands the kernels its network as one tuple (kernel_net):
+# (flat, layout, features workspace, features move buffer, feature vector,
+# activations): the weights shared by every thread, the rest its own. No
+# network is an empty ``flat``: the linear evaluation then.
+
+NO_FLAT = np.zeros(0, dtype=np.float32)
+NO_LAYOUT = np.zeros((0, 3), dtype=np.int64)
+
+
+def new_activations() -> np.ndarray:
+    """Room for two layers' activations (the widest a file may have)."""
+    return np.zeros(2 * MAX_WIDTH, dtype=np.float32)
+
+
+def kernel_net(net: Network | None) -> tuple:
+    """The tuple a search thread passes the kernels for ``net`` (None: the linear
+    evaluation), with fresh scratch of its own."""
+    from hiveai.features import new_scratch
+
+    ws, moves = new_scratch()
+    flat, layout = (NO_FLAT, NO_LAYOUT) if net is None else (net.flat, net.layout)
+    return flat, layout, ws, moves, np.zeros(N_FEATURES, dtype=np.float32), new_activations()
 
 
 @njit(cache=True, nogil=True)
-def forward(flat, layout, x, scratch):
+def forward(flat, layout, x, act):
     """The network's output for features ``x``: layers from ``flat`` as ``layout``
-    describes them (Network.flat, Network.layout), ReLU between them;
-    ``scratch`` holds two layers' activations (Network.scratch)."""
-    half = scratch.shape[0] // 2
+    describes them (Network.flat, Network.layout), ReLU between them; ``act``
+    holds two layers' activations (new_activations)."""
+    half = act.shape[0] // 2
     n_layers = layout.shape[0]
     src = x
     n_in = layout[0, 1]
@@ -235,23 +254,32 @@ def forward(flat, layout, x, scratch):
                 acc += flat[row + i] * src[i]
             if layer < n_layers - 1 and acc < 0:
                 acc = 0.0
-            scratch[dst_at + o] = acc
-        src = scratch[dst_at:dst_at + n_out]
+            act[dst_at + o] = acc
+        src = act[dst_at:dst_at + n_out]
         n_in = n_out
     return src[0]
 
 
 @njit(cache=True, nogil=True)
-def network_score(b, ws, moves, feats, scratch, flat, layout, scale):
-    """The network's score of position ``b`` for the side to move, an int in
-    the evaluation's units within +-``scale`` (never a won-game score).
-
-    ``ws``/``moves`` are hiveai.features' scratch, ``feats`` a float32 buffer of
-    N_FEATURES, ``scratch`` Network.scratch()."""
-    features_into(b, ws, moves, feats)
-    y = forward(flat, layout, feats, scratch)
+def network_score(b, net, pinned):
+    """The network's score of position ``b`` for the side to move: its output
+    clipped to [-1, 1] times the file's scale, an int in the evaluation's units
+    (never a won-game score). ``net``: kernel_net's tuple; ``pinned``: the
+    pinned-piece mask if known, else -1."""
+    flat, layout, ws, moves, feats, act = net
+    features_into(b, ws, moves, feats, pinned)
+    y = forward(flat, layout, feats, act)
     if y > 1.0:
         y = 1.0
     elif y < -1.0:
         y = -1.0
-    return int(round(y * scale))
+    return int(round(y * flat[0]))
+
+
+@njit(cache=True, nogil=True)
+def static_score(b, ws, w, net, pinned):
+    """The static evaluation the search uses: the network's if ``net`` holds
+    one, else hiveai.evaluate's linear one with weights ``w``."""
+    if net[0].shape[0] == 0:
+        return evaluate_pinned(b, ws, w, pinned)
+    return network_score(b, net, pinned)

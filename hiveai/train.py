@@ -154,7 +154,7 @@ def dataset(records: list[dict], labels: dict[str, dict]) -> Dataset:
         for ply, move in enumerate(r["moves"]):
             if ply in at:
                 x = np.zeros(N_FEATURES, dtype=np.float32)
-                features_into(board.position_array, ws, buf, x)
+                features_into(board.position_array, ws, buf, x, -1)
                 xs.append(x)
                 scores.append(at[ply])
                 results.append(white if ply % 2 == 0 else -white)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hiveai.board import Board
-from hiveai.features import FEATURE_SET, N_FEATURES, features, new_scratch
+from hiveai.features import FEATURE_SET, N_FEATURES, features
 from hiveai.network import (
     FORMAT_VERSION,
     MAGIC,
@@ -17,7 +17,9 @@ from hiveai.network import (
     forward,
     is_network_file,
     network_from_bytes,
+    kernel_net,
     network_score,
+    new_activations,
     read_network,
     write_network,
 )
@@ -36,7 +38,7 @@ def test_numba_forward_equals_numpy_on_a_file(tmp_path, hidden):
     path = tmp_path / "net.hnn"
     write_network(path, random_network(rng, hidden))
     net = read_network(path)  # what the engine would load
-    scratch = net.scratch()
+    scratch = new_activations()
     for _ in range(200):
         x = rng.normal(0, 3, size=N_FEATURES).astype(np.float32)
         expected = net.forward_numpy(x)
@@ -60,9 +62,7 @@ def test_score_of_a_position_is_the_clipped_output_times_the_scale():
     for m in ("wP", "bM wP-", "wQ \\wP", "bQ bM-"):
         board.play(m)
     b = board.position_array
-    ws, moves = new_scratch()
-    feats = np.zeros(N_FEATURES, dtype=np.float32)
-    score = network_score(b, ws, moves, feats, net.scratch(), net.flat, net.layout, net.scale)
+    score = network_score(b, kernel_net(net), -1)
     expected = min(max(net.forward_numpy(features(b)), -1.0), 1.0) * 1000.0
     assert abs(score - expected) <= 0.5 + 1e-3
     assert np.array_equal(b, board.position_array)
