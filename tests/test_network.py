@@ -101,3 +101,44 @@ def test_a_bad_file_is_refused_naming_the_problem(data, problem):
 def test_a_missing_file_is_named(tmp_path):
     with pytest.raises(ValueError, match="cannot read network file .*nothing.hnn"):
         read_network(tmp_path / "nothing.hnn")
+
+
+def test_the_search_evaluates_with_the_network():
+    """A depth-1 search with a network scores the best child by the network (negamax)."""
+    from hiveai.score import is_win_score
+    from hiveai.search import Searcher
+    from hiveai.timeman import StopFlag, depth_limits
+
+    net = random_network(np.random.default_rng(5), scale=1500.0)
+    board = Board("Base+MLP")
+    for m in ("wP", "bM wP-", "wQ \\wP", "bQ bM-", "wA1 wQ/"):
+        board.play(m)
+    kernel = kernel_net(net)
+    children = []
+    for move in board.legal_moves:
+        board.push(move)
+        children.append(-network_score(board.position_array, kernel, -1))
+        board.pop()
+    result = Searcher(tt_mb=1, network=net).search(board, depth_limits(1, StopFlag()))
+    assert not is_win_score(result.score) and result.score == max(children)
+    linear = Searcher(tt_mb=1).search(board, depth_limits(1, StopFlag()))
+    assert linear.score != result.score
+
+
+def test_eval_file_loads_a_network_and_a_bad_one_changes_nothing(engine, tmp_path):
+    net_path = tmp_path / "net.hnn"
+    write_network(net_path, random_network(np.random.default_rng(6)))
+    assert engine.cmd1(f"options set EvalFile {net_path}") == f"EvalFile;string;{net_path};<built-in>"
+    engine.cmd1("newgame Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
+    assert engine.cmd("bestmove depth 2")[-1]  # searches with the network
+    other = tmp_path / "other.hnn"
+    other.write_bytes(_header(feature_set=FEATURE_SET + 1) + GOOD[len(_header()):])
+    reply = engine.cmd1(f"options set EvalFile {other}")
+    assert reply.startswith("err EvalFile: network file") and "other.hnn" in reply and "feature set" in reply
+    cut = tmp_path / "cut.hnn"
+    cut.write_bytes(net_path.read_bytes()[:-3])
+    reply = engine.cmd1(f"options set EvalFile {cut}")
+    assert reply.startswith("err EvalFile: network file") and "cut.hnn" in reply and "bytes of weights" in reply
+    assert engine.cmd1("options get EvalFile") == f"EvalFile;string;{net_path};<built-in>"  # kept
+    assert engine.cmd("bestmove depth 1")[-1]
+    assert engine.cmd1("options set EvalFile <built-in>") == "EvalFile;string;<built-in>;<built-in>"
