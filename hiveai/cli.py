@@ -670,7 +670,7 @@ def tune(game_types: tuple[str, ...], games: int, depth: int, random_plies: int,
 @click.option("--sample-every", type=click.IntRange(min=1),
               help="Label every N-th position of a game from the end of the opening "
                    "[default: hiveai.train.SAMPLE_EVERY].")
-@click.option("--hidden", default="32,16", show_default=True, help="Hidden layer widths, comma separated.")
+@click.option("--hidden", default="16,8", show_default=True, help="Hidden layer widths, comma separated.")
 @click.option("--result-weight", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="Weight of the game result in the target (the rest: the squashed search score).")
 @click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,

@@ -49,7 +49,10 @@ REPORT_FILE = "fit.json"
 LABEL_DEPTH = 4
 SAMPLE_EVERY = 3
 SCALE = 2000.0  # engine units per network output unit: +-20 queen neighbours, far from a won game
-HIDDEN = (32, 16)
+HIDDEN = (16, 8)
+# L2 penalty of the network's fit: strong, since a few thousand positions are few for its
+# weights (measured on the first generation's data, docs/network.md).
+L2 = 1.0
 RESULT_WEIGHT = 0.0
 LABEL_TT_MB = 16
 
@@ -218,20 +221,26 @@ def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, s
     if len(train) < 10 or len(holdout) < 2:
         raise ValueError(f"too few labelled positions to fit ({len(train)} for training, "
                          f"{len(holdout)} held out): play or label more games")
+    # Standardised inputs, but never divided by less than one count: a feature
+    # rare in the training set (a covered queen) must not become a huge input
+    # where it does occur, which a ReLU network extrapolates wildly.
     mu = train.x.mean(axis=0)
-    sigma = train.x.std(axis=0)
-    sigma[sigma == 0] = 1.0  # a feature constant in the data: its weights see zeros
+    sigma = np.maximum(train.x.std(axis=0), 1.0)
     y, y_held = targets(train, scale, result_weight), targets(holdout, scale, result_weight)
     z, z_held = (train.x - mu) / sigma, (holdout.x - mu) / sigma
-    mlp = MLPRegressor(hidden_layer_sizes=hidden, activation="relu", solver="adam", alpha=1e-4,
+    linear = Ridge(alpha=1.0).fit(z, y)
+    # The network learns what the linear model leaves (a residual fit): on a
+    # few thousand positions a plain MLP fitted alone explains less than the
+    # linear model does (docs/network.md), and the sum can only add to it.
+    mlp = MLPRegressor(hidden_layer_sizes=hidden, activation="relu", solver="adam", alpha=L2,
                        batch_size=min(256, len(train)), learning_rate_init=1e-3, max_iter=max_iter,
                        early_stopping=len(train) >= 100, validation_fraction=0.1, n_iter_no_change=15,
                        random_state=seed)
-    mlp.fit(z, y)
-    linear = Ridge(alpha=1.0).fit(z, y)
+    mlp.fit(z, y - linear.predict(z))
+    weights, biases = _with_linear_skip([w.T.astype(np.float64) for w in mlp.coefs_],
+                                        [b.astype(np.float64) for b in mlp.intercepts_],
+                                        linear.coef_.astype(np.float64), float(linear.intercept_))
     # Fold the standardisation into the first layer: W (x - mu) / sigma + b.
-    weights = [w.T.astype(np.float64) for w in mlp.coefs_]
-    biases = [b.astype(np.float64) for b in mlp.intercepts_]
     biases[0] = biases[0] - weights[0] @ (mu / sigma)
     weights[0] = weights[0] / sigma
     net = Network(weights, biases, scale, meta=dict(meta or {}, hidden=list(hidden), scale=scale,
@@ -242,6 +251,39 @@ def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, s
                        float(np.mean((y_held - pred_net) ** 2)), float(np.mean((y_held - pred_lin) ** 2)),
                        float(np.mean((y_held - y.mean()) ** 2)), time.monotonic() - began)
     return net, report
+
+
+def _with_linear_skip(weights: list[np.ndarray], biases: list[np.ndarray], coef: np.ndarray,
+                      intercept: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """A plain MLP computing ``mlp(z) + coef . z + intercept``: two more units per
+    hidden layer carry ``relu(l)`` and ``relu(-l)`` of the linear part ``l``
+    (whose difference is ``l``), passed on unchanged, and summed at the output.
+
+    >>> w, b = _with_linear_skip([np.ones((2, 3)), np.ones((1, 2))], [np.zeros(2), np.zeros(1)],
+    ...                          np.array([1.0, -2.0, 0.5]), 0.25)
+    >>> [m.shape for m in w]
+    [(4, 3), (1, 4)]
+    """
+    w_out, b_out = [], []
+    last = len(weights) - 1
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        if i == 0:
+            w = np.vstack([w, coef, -coef])
+            b = np.concatenate([b, [intercept, -intercept]])
+        else:
+            n_out, n_in = w.shape
+            if i < last:
+                grown = np.zeros((n_out + 2, n_in + 2))
+                grown[:n_out, :n_in] = w
+                grown[n_out, n_in] = grown[n_out + 1, n_in + 1] = 1.0
+                w, b = grown, np.concatenate([b, [0.0, 0.0]])
+            else:
+                w = np.hstack([w, [[1.0, -1.0]]])
+        if i == 0 and last == 0:  # no hidden layer: the output takes the linear part directly
+            w, b = w[:1] + w[1:2] - w[2:3], b[:1] + b[1:2] - b[2:3]
+        w_out.append(w)
+        b_out.append(b)
+    return w_out, b_out
 
 
 def train(out: str | Path, game_types: list[str], games: int, *, selfplay_depth: int = 2, label_depth: int = LABEL_DEPTH,
