@@ -142,3 +142,11 @@ def test_eval_file_loads_a_network_and_a_bad_one_changes_nothing(engine, tmp_pat
     assert engine.cmd1("options get EvalFile") == f"EvalFile;string;{net_path};<built-in>"  # kept
     assert engine.cmd("bestmove depth 1")[-1]
     assert engine.cmd1("options set EvalFile <built-in>") == "EvalFile;string;<built-in>;<built-in>"
+
+
+def test_the_shipped_network_loads():
+    from hiveai.network import shipped_network
+
+    net = shipped_network()
+    assert net is not None and net.feature_set == FEATURE_SET and net.shapes[0][1] == N_FEATURES
+    assert net.meta["game_types"] == ["Base+MLP"]
