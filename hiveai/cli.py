@@ -11,6 +11,7 @@ import inspect
 import os
 import sys
 import time
+from typing import Callable
 
 import click
 
@@ -607,6 +608,26 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
         sys.exit(130)
 
 
+def _selfplay_options(concurrency_help: str, cluster_help: str) -> Callable:
+    """The self-play options ``tune`` and ``train`` share: the openings, and where the games run."""
+    options = [
+        click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
+                     help="Random plies after the book moves, so that games differ."),
+        click.option("--book/--no-book", default=True, show_default=True,
+                     help="Open the games from the opening book."),
+        click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                     help=concurrency_help),
+        click.option("--cluster", metavar="ray[:ADDRESS]", help=cluster_help),
+    ]
+
+    def apply(command: Callable) -> Callable:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
+
 @main.command()
 @click.option("--game-type", "game_types", multiple=True, metavar="TYPE",
               help="Game type to play and fit (repeat; default Base+MLP).")
@@ -614,16 +635,11 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
               help="Self-play games per game type.")
 @click.option("--depth", "-d", type=click.IntRange(1, 10), default=2, show_default=True,
               help="Search depth of every self-play move.")
-@click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
-              help="Random plies after the book moves, so that games differ.")
-@click.option("--book/--no-book", default=True, show_default=True, help="Open the games from the opening book.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games' random choices.")
 @click.option("--eval-file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Start from these weights (and self-play with them) instead of the built-in ones.")
 @click.option("--common", is_flag=True, help="Also fit one set for all the game types together, as [*].")
-@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Games at once on this machine.")
-@click.option("--cluster", metavar="ray[:ADDRESS]", help="Play the games as Ray tasks.")
+@_selfplay_options("Games at once on this machine.", "Play the games as Ray tasks.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="tune", show_default=True,
               help="Directory for games.jsonl and weights.ini; a rerun resumes from what is there.")
 @click.option("--weights", "weights_path", type=click.Path(dir_okay=False), metavar="FILE",
@@ -673,13 +689,9 @@ def tune(game_types: tuple[str, ...], games: int, depth: int, random_plies: int,
 @click.option("--hidden", default="16,8", show_default=True, help="Hidden layer widths, comma separated.")
 @click.option("--result-weight", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="Weight of the game result in the target (the rest: the squashed search score).")
-@click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
-              help="Random plies after the book moves, so that games differ.")
-@click.option("--book/--no-book", default=True, show_default=True, help="Open the games from the opening book.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games and of the fit.")
-@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Games played or labelled at once on this machine.")
-@click.option("--cluster", metavar="ray[:ADDRESS]", help="Play and label the games as Ray tasks.")
+@_selfplay_options("Games played or labelled at once on this machine.",
+                   "Play and label the games as Ray tasks.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="train", show_default=True,
               help="Directory for games.jsonl, labels.jsonl, network.hnn and fit.json; a rerun resumes.")
 @click.option("--network", "network_path", type=click.Path(dir_okay=False), metavar="FILE",

@@ -60,7 +60,7 @@ from hiveai.movegen import (
     generate_placements,
     new_workspace,
 )
-from hiveai.position import GAME_TYPE, HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, PLY, POS, TOP
+from hiveai.position import GAME_TYPE, HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, PLY, POS, TOP, some_piece_cell
 
 # Bump the id whenever the layout or a feature's meaning changes: network files
 # carry it, so a network trained on other features is refused, not misread.
@@ -140,11 +140,7 @@ def features_into(b, ws, moves, out, pinned):
     kinds = CRITTERS_KIND if gt == CRITTERS else KIND
     out[F_GAME_TYPE + gt] = 1.0
     side = b[PLY] & 1
-    root = -1
-    for p in range(N_PIECES):
-        if b[POS + p] >= 0:
-            root = b[POS + p]
-            break
+    root = some_piece_cell(b)
     if pinned < 0:
         pinned = find_pinned(b, ws, root) if root >= 0 else 0
 
