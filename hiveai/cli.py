@@ -11,6 +11,7 @@ import inspect
 import os
 import sys
 import time
+from typing import Callable
 
 import click
 
@@ -621,6 +622,26 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
         sys.exit(130)
 
 
+def _selfplay_options(concurrency_help: str, cluster_help: str) -> Callable:
+    """The self-play options ``tune`` and ``train`` share: the openings, and where the games run."""
+    options = [
+        click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
+                     help="Random plies after the book moves, so that games differ."),
+        click.option("--book/--no-book", default=True, show_default=True,
+                     help="Open the games from the opening book."),
+        click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                     help=concurrency_help),
+        click.option("--cluster", metavar="ray[:ADDRESS]", help=cluster_help),
+    ]
+
+    def apply(command: Callable) -> Callable:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
+
 @main.command()
 @click.option("--game-type", "game_types", multiple=True, metavar="TYPE",
               help="Game type to play and fit (repeat; default Base+MLP).")
@@ -628,16 +649,11 @@ def tournament(engines: tuple[str, ...], options: tuple[str, ...], move_time: fl
               help="Self-play games per game type.")
 @click.option("--depth", "-d", type=click.IntRange(1, 10), default=2, show_default=True,
               help="Search depth of every self-play move.")
-@click.option("--random-plies", type=click.IntRange(min=0), default=2, show_default=True,
-              help="Random plies after the book moves, so that games differ.")
-@click.option("--book/--no-book", default=True, show_default=True, help="Open the games from the opening book.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games' random choices.")
 @click.option("--eval-file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Start from these weights (and self-play with them) instead of the built-in ones.")
 @click.option("--common", is_flag=True, help="Also fit one set for all the game types together, as [*].")
-@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Games at once on this machine.")
-@click.option("--cluster", metavar="ray[:ADDRESS]", help="Play the games as Ray tasks.")
+@_selfplay_options("Games at once on this machine.", "Play the games as Ray tasks.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="tune", show_default=True,
               help="Directory for games.jsonl and weights.ini; a rerun resumes from what is there.")
 @click.option("--weights", "weights_path", type=click.Path(dir_okay=False), metavar="FILE",
@@ -699,6 +715,69 @@ def play(no_browser: bool, host: str, port: int | None, engine_command: str | No
         raise click.ClickException(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
     except KeyboardInterrupt:
         pass
+
+
+@main.command()
+@click.option("--game-type", "game_types", multiple=True, metavar="TYPE",
+              help="Game type to play, label and fit (repeat; default Base+MLP).")
+@click.option("--games", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Self-play games per game type.")
+@click.option("--selfplay-depth", type=click.IntRange(1, 10), default=2, show_default=True,
+              help="Search depth of every self-play move.")
+@click.option("--label-depth", type=click.IntRange(1, 12),
+              help="Search depth of the labels [default: hiveai.train.LABEL_DEPTH, docs/network.md says why].")
+@click.option("--sample-every", type=click.IntRange(min=1),
+              help="Label every N-th position of a game from the end of the opening "
+                   "[default: hiveai.train.SAMPLE_EVERY].")
+@click.option("--hidden", default="16,8", show_default=True, help="Hidden layer widths, comma separated.")
+@click.option("--result-weight", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="Weight of the game result in the target (the rest: the squashed search score).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games and of the fit.")
+@_selfplay_options("Games played or labelled at once on this machine.",
+                   "Play and label the games as Ray tasks.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="train", show_default=True,
+              help="Directory for games.jsonl, labels.jsonl, network.hnn and fit.json; a rerun resumes.")
+@click.option("--network", "network_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Where to write the network [default: OUT/network.hnn].")
+def train(game_types: tuple[str, ...], games: int, selfplay_depth: int, label_depth: int | None,
+          sample_every: int | None,
+          hidden: str, result_weight: float, random_plies: int, book: bool, seed: int, concurrency: int,
+          cluster: str | None, out_dir: str, network_path: str | None) -> None:
+    """Fit a network evaluation to the engine's own searches (needs the [train] extra).
+
+    Plays hiveai against itself, searches sampled positions of those games to
+    a fixed depth (the labels), and fits a small network to the scores, with a
+    linear model of the same features as the yardstick (docs/network.md).
+    Games and labels are saved as they finish: rerunning the same command
+    resumes. Load the result with `options set EvalFile FILE`. Example:
+
+    \b
+    hiveai train --game-type Base+MLP --games 200 -j 2 --out train
+    """
+    from hiveai.durable import LockedError
+    from hiveai.errors import HiveError
+    from hiveai.train import LABEL_DEPTH, SAMPLE_EVERY
+    from hiveai.train import train as run_train
+
+    try:
+        widths = tuple(int(w) for w in hidden.split(",") if w.strip())
+        if not widths or min(widths) < 1:
+            raise ValueError
+    except ValueError:
+        raise click.BadParameter(f"'{hidden}' is not a list of positive widths such as 32,16",
+                                 param_hint="--hidden") from None
+    try:
+        run_train(out_dir, list(game_types) or ["Base+MLP"], games, selfplay_depth=selfplay_depth,
+                  label_depth=label_depth or LABEL_DEPTH, sample_every=sample_every or SAMPLE_EVERY,
+                  random_plies=random_plies, use_book=book,
+                  seed=seed, hidden=widths, result_weight=result_weight, concurrency=concurrency,
+                  cluster=cluster, network_file=network_path, say=lambda text: click.echo(text))
+    except (ValueError, HiveError, RuntimeError, OSError, LockedError) as e:
+        raise click.ClickException(str(e)) from None
+    except KeyboardInterrupt:
+        click.echo("Interrupted: the finished games and labels are saved; run the same command to resume.",
+                   err=True)
+        sys.exit(130)
 
 
 def _keep_short_help_whole(group: click.Group) -> None:

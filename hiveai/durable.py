@@ -114,9 +114,13 @@ def replace_atomically(path: str | os.PathLike, text: str, encoding: str = "utf-
     removed and ``path`` is left as it was. Newlines are written as ``\\n`` on
     every platform.
     """
+    replace_atomically_bytes(path, text.encode(encoding))
+
+
+def replace_atomically_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Replace ``path`` by ``data`` in one step, durably (see :func:`replace_atomically`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode(encoding)  # before any file exists: an encoding error leaves nothing behind
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         if hasattr(os, "fchmod"):  # mkstemp makes the file private (0600): give it a new file's mode
@@ -191,7 +195,7 @@ def _fsync_directory(directory: Path) -> None:
 
 
 __all__ = ["DirectoryLock", "LineAppender", "LockedError", "RecordLineError", "append_json_line", "append_line",
-           "complete_lines", "read_json_lines", "replace_atomically", "trim_partial_line"]
+           "complete_lines", "read_json_lines", "replace_atomically", "replace_atomically_bytes", "trim_partial_line"]
 
 
 class DirectoryLock:

@@ -62,7 +62,7 @@ from hiveai.movegen import (
     find_pinned,
     slide_directions,
 )
-from hiveai.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, occupied_neighbours
+from hiveai.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, occupied_neighbours, some_piece_cell
 from hiveai.switches import weight_overrides
 
 DRAW_SCORE = 0
@@ -254,11 +254,7 @@ def evaluate_pinned(b, ws, w, pinned):
     """evaluate(), given the pinned-piece mask (movegen.find_pinned) when the
     caller knows it already (the search: movegen.pinned_after_move), else -1."""
     side = b[PLY] & 1
-    root = -1
-    for p in range(N_PIECES):
-        if b[POS + p] >= 0:
-            root = b[POS + p]
-            break
+    root = some_piece_cell(b)
     if root < 0:
         return 0
     if pinned < 0:

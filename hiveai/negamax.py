@@ -32,7 +32,8 @@ from numba import njit
 from hiveai.abdada import BUSY_MIN_DEPTH, DEFERRED, busy_key, clear_busy, is_busy, mark_busy
 from hiveai.borrow import borrow
 from hiveai.bug import PIECES_PER_COLOUR
-from hiveai.evaluate import DRAW_SCORE, evaluate_pinned
+from hiveai.evaluate import DRAW_SCORE
+from hiveai.network import static_score
 from hiveai.movegen import WS_PINNED, generate_movements, is_legal_placement, pinned_after_move
 from hiveai.movepick import (
     ORDER_KILLER1, ORDER_KILLER2, SELECTION_PICKS, add_placements, best_key, order_keys, plausible,
@@ -59,15 +60,17 @@ NO_SCORE = 4 * WIN
 
 
 @njit(cache=True, nogil=True)
-def _cached_eval(b, ws, w, sd, ctl, key, pinned):
-    """evaluate(), remembered by position hash (the hash covers the side to move);
+def _cached_eval(b, ws, w, net, sd, ctl, key, pinned):
+    """The static evaluation (hiveai.network.static_score: the network's when
+    ``net`` holds one, else the linear one's with weights ``w``), remembered
+    by position hash (the hash covers the side to move);
     ``pinned``: the pinned-piece mask if known, else -1 (evaluate_pinned)."""
     slot = SD_EVAL + 2 * (key & ((1 << EVAL_CACHE_BITS) - 1))
     ctl[CTL_EVALS] += 1
     if sd[slot] == key and key != 0:
         ctl[CTL_EVAL_HITS] += 1
         return sd[slot + 1]
-    score = evaluate_pinned(b, ws, w, pinned)
+    score = static_score(b, ws, w, net, pinned)
     sd[slot] = key
     sd[slot + 1] = score
     return score
@@ -116,7 +119,7 @@ def _settled(b, path, ply, hp, irrev):
 
 
 @njit(cache=True, nogil=True)
-def _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev, pinned):
+def _leaf_score(b, ws, w, net, sd, path, ctl, ply, hp, irrev, pinned):
     """Score of a node at depth 0 for the side to move, without a search
     (settled, else the static evaluation); or NO_SCORE when the threat
     extension wants it searched one ply instead.
@@ -135,15 +138,17 @@ def _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev, pinned):
         enemy_queen = b[POS + (1 - (b[PLY] & 1)) * PIECES_PER_COLOUR]
         if enemy_queen >= 0 and occupied_neighbours(b, enemy_queen) >= 5:
             return NO_SCORE
-    return _cached_eval(b, ws, w, sd, ctl, b[HASH], pinned)
+    return _cached_eval(b, ws, w, net, sd, ctl, b[HASH], pinned)
 
 
 @njit(cache=True, nogil=True)
-def negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
+def negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
             depth, ply, alpha, beta, start, hp, irrev, pinned):
     """Score of position ``b`` for the side to move, searched ``depth`` plies.
 
-    ``w`` are the evaluation weights. ``moves``/``keys_`` hold each ply's move list and ordering keys from
+    ``w`` are the evaluation weights, ``net`` the network with this thread's
+    scratch for it (hiveai.network.kernel_net; no network: the linear
+    evaluation). ``moves``/``keys_`` hold each ply's move list and ordering keys from
     index ``start``; ``path[hp]`` is this position's hash and positions
     ``irrev..hp-1`` of ``path`` are the ones it could repeat. ``excl`` lists
     root moves to skip (multipv). ``pinned`` is the position's pinned-piece
@@ -158,7 +163,7 @@ def negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
         ctl[CTL_STOP] = 1  # the node budget is spent: stop as the driver would
         return 0
     if depth <= 0:
-        s = _leaf_score(b, ws, w, sd, path, ctl, ply, hp, irrev, pinned)
+        s = _leaf_score(b, ws, w, net, sd, path, ctl, ply, hp, irrev, pinned)
         if s != NO_SCORE:
             return s
         depth = 1  # extended
@@ -168,7 +173,7 @@ def negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
             return s
     key = b[HASH]
     if ply >= MAX_PLY - 1:
-        return _cached_eval(b, ws, w, sd, ctl, key, pinned)
+        return _cached_eval(b, ws, w, net, sd, ctl, key, pinned)
 
     # Mate distance: no line from here beats a win at the next ply.
     if alpha < -(WIN - ply):
@@ -307,7 +312,7 @@ def negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
         child_irrev = hp + 1 if placement else irrev
         # A leaf child is scored here without a call; its score is exact
         # whatever the window, so it needs no re-search either.
-        leaf = _leaf_score(b, ws, w, sd, path, ctl, ply + 1, hp + 1, child_irrev, child_pinned) if depth == 1 else NO_SCORE
+        leaf = _leaf_score(b, ws, w, net, sd, path, ctl, ply + 1, hp + 1, child_irrev, child_pinned) if depth == 1 else NO_SCORE
         if leaf == NO_SCORE and pending:
             # An extended child is searched and may change the history the
             # placements' keys read: key them first, as a full generation would have.
@@ -320,13 +325,13 @@ def negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
             sd[SD_PVLEN + ply + 1] = 0
             s = -leaf
         elif searched == 0:
-            s = -negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
+            s = -negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
                          depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev, child_pinned)
         else:
-            s = -negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
+            s = -negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
                          depth - 1, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev, child_pinned)
             if alpha < s < beta:
-                s = -negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
+                s = -negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
                              depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev, child_pinned)
         undo_move(b, mv, token)
         if shared:
@@ -369,10 +374,11 @@ def negamax(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
 
 
 @njit(cache=True, nogil=True)
-def search_root(b, ws, w, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl, depth, hp, irrev):
+def search_root(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl, depth, hp, irrev):
     """One iteration: the root searched ``depth`` plies with a full window."""
     ctl[CTL_ROOT_VALID] = 0
-    return negamax(borrow(b), borrow(ws), borrow(w), borrow(moves), borrow(keys_), borrow(sd), borrow(path),
+    net = (borrow(net[0]), borrow(net[1]), borrow(net[2]), borrow(net[3]), borrow(net[4]), borrow(net[5]))
+    return negamax(borrow(b), borrow(ws), borrow(w), net, borrow(moves), borrow(keys_), borrow(sd), borrow(path),
                    borrow(tt_keys), borrow(tt_data), borrow(busy), borrow(ctl), borrow(excl),
                    depth, np.int64(0), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), hp, irrev, np.int64(-1))
 

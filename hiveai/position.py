@@ -162,6 +162,16 @@ def undo_move(b, mv, token):
 
 
 @njit(cache=True)
+def some_piece_cell(b):
+    """The cell of the lowest-numbered piece on the board (any cell of the
+    hive: where a walk over it can start), -1 on an empty board."""
+    for p in range(N_PIECES):
+        if b[POS + p] >= 0:
+            return b[POS + p]
+    return -1
+
+
+@njit(cache=True)
 def occupied_neighbours(b, cell):
     """How many of the six cells around ``cell`` hold a piece."""
     return BIT_COUNT[b[NBR + (cell & CELL_MASK)] & ALL_NEIGHBOURS]

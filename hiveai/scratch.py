@@ -17,6 +17,7 @@ import numpy as np
 from hiveai.bug import N_PIECES
 from hiveai.hex_grid import N_CELLS
 from hiveai.movegen import MAX_MOVES, new_workspace
+from hiveai.network import kernel_net
 
 # Deepest search, in plies (also the size of the per-ply tables). Hive
 # searches at a few seconds reach depth 6-10; 64 leaves room for mates.
@@ -61,8 +62,9 @@ SD_SIZE = SD_COUNTER + 2 * COUNTER_SIDE
 
 class Scratch:
     """One search thread's private arrays: workspace, move lists and ordering
-    keys, the search data (killers, history, PV, evaluation cache), and its own
-    control array (node counts, root move, the stop flag)."""
+    keys, the search data (killers, history, PV, evaluation cache), its own
+    control array (node counts, root move, the stop flag) and the network
+    evaluation's scratch."""
 
     def __init__(self) -> None:
         self.ws = new_workspace()
@@ -70,6 +72,14 @@ class Scratch:
         self.order = np.zeros(MAX_MOVES * MAX_PLY, dtype=np.int64)
         self.sd = np.zeros(SD_SIZE, dtype=np.int64)
         self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+        self.network = None
+        self.net = kernel_net(None)  # the network evaluation's tuple, with this thread's scratch
+
+    def use_network(self, network) -> None:
+        """Evaluate with ``network`` (a hiveai.network.Network; None: the linear evaluation)."""
+        if network is not self.network:
+            self.network = network
+            self.net = kernel_net(network)
 
     def new_search(self) -> None:
         """Killers from the last search are stale; history is still a useful

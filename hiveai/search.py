@@ -44,6 +44,7 @@ from hiveai.board import warmup as board_warmup
 from hiveai.evaluate import weights_for, weights_from_env
 from hiveai.level import MAX_LEVEL, play_level
 from hiveai.negamax import search_root
+from hiveai.network import Network
 from hiveai.notation import move_to_string
 from hiveai.position import HASH, MOVE_PIECE_SHIFT, PASS, POS, do_move, undo_move
 from hiveai.results import Line, SearchInfo, SearchResult
@@ -85,16 +86,18 @@ class Searcher:
     """
 
     def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | dict[str, np.ndarray] | None = None,
-                 threads: int = 1) -> None:
+                 threads: int = 1, network: Network | None = None) -> None:
         """A searcher with a ``tt_mb`` MB table, evaluation ``weights`` (one
         array for every game type, or arrays by game type as
         :func:`hiveai.evaluate.read_weights_file` returns them; default:
-        hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides) and ``threads``
-        search threads (the calling thread only waits)."""
+        hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides) or a ``network``
+        evaluation (hiveai.network; it replaces the weights while set), and
+        ``threads`` search threads (the calling thread only waits)."""
         _check_threads(threads)
         self.tt_mb = tt_mb
         self.threads = threads
         self.weights = weights_from_env() if weights is None else weights
+        self._network = network
         self.switches = search_switches()
         self._keys, self._data = new_table(tt_mb)
         self._busy = new_busy_table()  # shared by the threads (Simplified ABDADA)
@@ -104,6 +107,17 @@ class Searcher:
         self._helpers: list[Helper] = []  # grown on demand, kept for their history tables
         self._active = 1  # threads of the running (or last) search
         self._stop_requested = False
+
+    @property
+    def network(self) -> Network | None:
+        """The network evaluation in use (None: the linear one, with :attr:`weights`)."""
+        return self._network
+
+    @network.setter
+    def network(self, network: Network | None) -> None:
+        if network is not self._network:
+            self._network = network
+            self.clear()  # the table and the evaluation cache hold the other evaluation's scores
 
     def clear(self) -> None:
         """Forget everything learnt (new game): empty table, history, killers."""
@@ -187,6 +201,7 @@ class Searcher:
         for name, slot in SWITCH_SLOTS.items():
             self.ctl[slot] = self.switches[name]
         self._main.new_search()
+        self._main.use_network(self.network)
 
         b = board.position_array.copy()
         game = _game_hashes(board)
@@ -250,7 +265,8 @@ class Searcher:
             self._helpers.append(Helper())
         helpers = self._helpers[: self._active - 1]
         for index, helper in enumerate(helpers, 1):
-            helper.start(index, b, path, hp, irrev, self.ctl, self._keys, self._data, self._busy, weights, max_depth)
+            helper.start(index, b, path, hp, irrev, self.ctl, self._keys, self._data, self._busy, weights,
+                         self.network, max_depth)
         return helpers
 
     def _iterate(self, board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state, weights) -> None:
@@ -269,7 +285,7 @@ class Searcher:
             lines: list[tuple[int, int, list[int]]] = []
             for k in range(multipv):
                 excl = np.ascontiguousarray(excl_all[:k])
-                score = int(search_root(b, main.ws, weights, main.moves, main.order, main.sd, path,
+                score = int(search_root(b, main.ws, weights, main.net, main.moves, main.order, main.sd, path,
                                         self._keys, self._data, self._busy, ctl, excl, np.int64(depth),
                                         np.int64(hp), np.int64(irrev)))
                 if ctl[CTL_STOP]:

@@ -72,6 +72,7 @@ class Session:
         self.searching_infinite = False  # a bare bestmove is running: the end of input stops it
         self.command_start = time.monotonic()  # when the command being answered arrived
         self.eval_weights = None  # weights by game type set by EvalFile; None: the searcher's own (built-in)
+        self.eval_network = None  # a network EvalFile loaded (hiveai.network); None: the weights evaluate
         self._searcher: Searcher | None = None  # made in the background after the banner
         self._preparing: threading.Thread | None = None  # that background thread, until joined
         self._clear_pending = False  # newgame: clear the table before the next search
@@ -129,7 +130,7 @@ class Session:
 
     def searcher(self) -> Searcher:
         """The searcher, with a table of the size the option asks for, cleared if
-        a new game began since its last search, with the EvalFile weights and
+        a new game began since its last search, with the EvalFile weights or network and
         the NumThreads option."""
         from hiveai.search import Searcher
 
@@ -143,6 +144,7 @@ class Session:
         self._clear_pending = False
         if self.eval_weights is not None:
             self._searcher.weights = self.eval_weights
+        self._searcher.network = self.eval_network
         self._searcher.threads = self.options["NumThreads"]
         return self._searcher
 

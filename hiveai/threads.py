@@ -34,9 +34,11 @@ class Helper(Scratch):
     thread: threading.Thread | None = None
 
     def start(self, index: int, b, path, hp: int, irrev: int, main_ctl, tt_keys, tt_data, busy, weights,
-              max_depth: int) -> None:
-        """Start searching position ``b`` (copied) as helper number ``index`` (from 1)."""
+              network, max_depth: int) -> None:
+        """Start searching position ``b`` (copied) as helper number ``index`` (from 1),
+        evaluating with ``weights`` or ``network`` (hiveai.network.static_score)."""
         self.new_search()
+        self.use_network(network)
         self.ctl[:] = main_ctl  # generation, switches, and a stop already requested
         self.ctl[CTL_NODE_LIMIT] = 0
         args = (index, b.copy(), path.copy(), hp, irrev, tt_keys, tt_data, busy, weights, max_depth)
@@ -48,7 +50,7 @@ class Helper(Scratch):
         ctl = self.ctl
         for depth in range(1 + index % 2, max_depth + 1):
             ctl[CTL_ITER_DEPTH] = depth
-            search_root(b, self.ws, weights, self.moves, self.order, self.sd, path, tt_keys, tt_data, busy, ctl,
+            search_root(b, self.ws, weights, self.net, self.moves, self.order, self.sd, path, tt_keys, tt_data, busy, ctl,
                         excl, np.int64(depth), np.int64(hp), np.int64(irrev))
             if ctl[CTL_STOP]:
                 break

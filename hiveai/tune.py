@@ -146,11 +146,11 @@ def selfplay_tasks(game_types: Iterable[str], games: int, seed: int, depth: int 
     return tasks
 
 
-def load_games(path: Path) -> list[dict]:
-    """The self-play records in a games file, ready for more to be appended: a last
-    line cut short by a kill is cut off, a line that is not JSON is an error naming
-    it (:func:`hiveai.durable.read_json_lines`)."""
-    return [r for _, r in read_json_lines(path) if isinstance(r, dict) and "id" in r and "moves" in r]
+def load_games(path: Path, required: tuple[str, ...] = ("id", "moves")) -> list[dict]:
+    """The records (with the ``required`` keys) in a JSON-lines file such as games.jsonl, ready
+    for more to be appended: a last line cut short by a kill is cut off, a line that is not JSON
+    is an error naming it (:func:`hiveai.durable.read_json_lines`)."""
+    return [r for _, r in read_json_lines(path) if isinstance(r, dict) and all(key in r for key in required)]
 
 
 def selfplay(out: str | Path, tasks: list[SelfPlayTask], *, concurrency: int = 1, cluster: str | None = None,

@@ -300,17 +300,24 @@ class UhpServer:
         raise CommandError("Usage: options | options get Name | options set Name Value")
 
     def _set_eval_file(self, path: str) -> str:
-        """``options set EvalFile PATH``: load the weights, or keep the current ones
-        and answer ``err`` naming the file and the problem. ``<built-in>`` restores
-        the built-in weights."""
+        """``options set EvalFile PATH``: load the weights (an INI file, as ``hiveai
+        tune`` writes) or the network (a hiveai.network file, as ``hiveai train``
+        writes), or keep the evaluation in use and answer ``err`` naming the file
+        and the problem. ``<built-in>`` restores the built-in evaluation."""
         from hiveai.evaluate import read_weights_file, weights_from_env
+        from hiveai.network import is_network_file, read_network
 
         path = path.strip()
         builtin = path.lower() == BUILTIN_WEIGHTS.lower()
         try:
-            self.session.eval_weights = weights_from_env() if builtin else read_weights_file(path)
+            if builtin:
+                self.session.eval_weights, self.session.eval_network = weights_from_env(), None
+            elif is_network_file(path):
+                self.session.eval_network = read_network(path)
+            else:
+                self.session.eval_weights, self.session.eval_network = read_weights_file(path), None
         except ValueError as e:
-            raise CommandError(f"EvalFile: {e}; the weights in use are unchanged.") from None
+            raise CommandError(f"EvalFile: {e}; the evaluation in use is unchanged.") from None
         line, _ = self.options.set("EvalFile", BUILTIN_WEIGHTS if builtin else path)
         return line
 

@@ -191,7 +191,10 @@ def test_lower_bounds_are_the_tested_minimum_versions():
     import tomllib
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    specs = project["dependencies"] + [s for extra in project["optional-dependencies"].values() for s in extra]
+    # The train extra (hiveai train's fit) is not installed with the oldest versions: scikit-learn
+    # 1.9.1, the one tested, needs numpy >= 1.24.1, above the oldest numpy (.ci/min-versions.txt).
+    extras = {name: specs for name, specs in project["optional-dependencies"].items() if name != "train"}
+    specs = project["dependencies"] + [s for extra in extras.values() for s in extra]
     bounds = {}
     for spec in specs:
         name, version = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", spec).groups()

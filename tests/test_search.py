@@ -227,7 +227,7 @@ def test_repetition_scores_as_a_draw():
 
     def value(irrev: int) -> int:
         scratch.ctl[:] = 0
-        return int(negamax(b, scratch.ws, weights, scratch.moves, scratch.order, scratch.sd, path,
+        return int(negamax(b, scratch.ws, weights, scratch.net, scratch.moves, scratch.order, scratch.sd, path,
                            keys, data, busy, scratch.ctl, excl, np.int64(2), np.int64(2),
                            np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev),
                            np.int64(-1)))
@@ -254,7 +254,7 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
     for depth in range(1, 5):  # iterative deepening, as the driver does
         scratch.ctl[:] = 0
         scratch.ctl[CTL_SHARED] = 1
-        score = int(search_root(b, scratch.ws, weights, scratch.moves, scratch.order, scratch.sd, path,
+        score = int(search_root(b, scratch.ws, weights, scratch.net, scratch.moves, scratch.order, scratch.sd, path,
                                 keys, data, busy, scratch.ctl, np.zeros(0, dtype=np.int32), np.int64(depth),
                                 np.int64(len(hashes) - 1), np.int64(_last_placement_index(board))))
     assert (score, scratch.root_line()[0]) == (plain.score, plain.move.code)

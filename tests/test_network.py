@@ -1,0 +1,152 @@
+"""The network evaluation (hiveai.network): the numba forward pass against a
+plain numpy one of the same file, and the file format's checks."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from hiveai.board import Board
+from hiveai.features import FEATURE_SET, N_FEATURES, features
+from hiveai.network import (
+    FORMAT_VERSION,
+    MAGIC,
+    Network,
+    forward,
+    is_network_file,
+    network_from_bytes,
+    kernel_net,
+    network_score,
+    new_activations,
+    read_network,
+    write_network,
+)
+
+
+def random_network(rng, hidden=(24, 12), scale=2000.0) -> Network:
+    widths = (N_FEATURES, *hidden, 1)
+    weights = [rng.normal(0, 1 / np.sqrt(i), size=(o, i)) for i, o in zip(widths, widths[1:])]
+    biases = [rng.normal(0, 0.1, size=o) for o in widths[1:]]
+    return Network(weights, biases, scale, meta={"test": True})
+
+
+@pytest.mark.parametrize("hidden", [(24, 12), (7,), (16, 8, 4)])
+def test_numba_forward_equals_numpy_on_a_file(tmp_path, hidden):
+    rng = np.random.default_rng(len(hidden))
+    path = tmp_path / "net.hnn"
+    write_network(path, random_network(rng, hidden))
+    net = read_network(path)  # what the engine would load
+    scratch = new_activations()
+    for _ in range(200):
+        x = rng.normal(0, 3, size=N_FEATURES).astype(np.float32)
+        expected = net.forward_numpy(x)
+        assert forward(net.flat, net.layout, x, scratch) == pytest.approx(expected, rel=1e-5, abs=1e-5)
+
+
+def test_round_trip_keeps_every_weight(tmp_path):
+    net = random_network(np.random.default_rng(1))
+    path = tmp_path / "net.hnn"
+    write_network(path, net)
+    assert is_network_file(path) and not is_network_file(tmp_path / "missing")
+    again = read_network(path)
+    assert again.shapes == net.shapes and again.scale == net.scale and again.meta == {"test": True}
+    for a, b in zip(again.weights + again.biases, net.weights + net.biases):
+        assert np.array_equal(a, b)
+
+
+def test_score_of_a_position_is_the_clipped_output_times_the_scale():
+    net = random_network(np.random.default_rng(2), scale=1000.0)
+    board = Board("Base+MLP")
+    for m in ("wP", "bM wP-", "wQ \\wP", "bQ bM-"):
+        board.play(m)
+    b = board.position_array
+    score = network_score(b, kernel_net(net), -1)
+    expected = min(max(net.forward_numpy(features(b)), -1.0), 1.0) * 1000.0
+    assert abs(score - expected) <= 0.5 + 1e-3
+    assert np.array_equal(b, board.position_array)
+
+
+def _header(version=FORMAT_VERSION, feature_set=FEATURE_SET, shapes=((1, N_FEATURES),), scale=1.0, meta=b""):
+    head = MAGIC + struct.pack("<III", version, feature_set, len(shapes))
+    head += b"".join(struct.pack("<II", o, i) for o, i in shapes)
+    return head + struct.pack("<fI", scale, len(meta)) + meta
+
+
+GOOD = _header() + np.zeros(N_FEATURES + 1, dtype="<f4").tobytes()
+
+
+@pytest.mark.parametrize("data, problem", [
+    (b"[*]\ntempo = 3\n", "not a hiveai network file"),
+    (GOOD[:len(MAGIC) + 6], "cut short in its header"),
+    (_header(version=FORMAT_VERSION + 1) + GOOD[len(_header()):], f"format version {FORMAT_VERSION + 1}"),
+    (_header(feature_set=FEATURE_SET + 1) + GOOD[len(_header()):], f"made for feature set {FEATURE_SET + 1}"),
+    (_header(shapes=((1, N_FEATURES - 1),)), f"takes {N_FEATURES - 1} inputs"),
+    (_header(shapes=((4, N_FEATURES), (1, 3))), "layer 2 takes 3 inputs, layer 1 gives 4"),
+    (_header(shapes=((2, N_FEATURES),)), "gives 2 outputs"),
+    (GOOD[:-4], "bytes of weights"),
+    (GOOD + b"\0\0\0\0", "bytes of weights"),
+    (_header(scale=0.0) + GOOD[len(_header()):], "scale"),
+    (_header(meta=b"{nope") + GOOD[len(_header()):], "metadata is not JSON"),
+    (GOOD[:-4] + np.array([np.nan], dtype="<f4").tobytes(), "not a finite number"),
+])
+def test_a_bad_file_is_refused_naming_the_problem(data, problem):
+    network_from_bytes(GOOD, "good.hnn")  # the well-formed one loads
+    with pytest.raises(ValueError) as e:
+        network_from_bytes(data, "bad.hnn")
+    assert "bad.hnn" in str(e.value) and problem in str(e.value)
+
+
+def test_a_missing_file_is_named(tmp_path):
+    with pytest.raises(ValueError, match="cannot read network file .*nothing.hnn"):
+        read_network(tmp_path / "nothing.hnn")
+
+
+def test_the_search_evaluates_with_the_network():
+    """A depth-1 search with a network scores the best child by the network (negamax)."""
+    from hiveai.score import is_win_score
+    from hiveai.search import Searcher
+    from hiveai.timeman import StopFlag, depth_limits
+
+    net = random_network(np.random.default_rng(5), scale=1500.0)
+    board = Board("Base+MLP")
+    for m in ("wP", "bM wP-", "wQ \\wP", "bQ bM-", "wA1 wQ/"):
+        board.play(m)
+    kernel = kernel_net(net)
+    children = []
+    for move in board.legal_moves:
+        board.push(move)
+        children.append(-network_score(board.position_array, kernel, -1))
+        board.pop()
+    result = Searcher(tt_mb=1, network=net).search(board, depth_limits(1, StopFlag()))
+    assert not is_win_score(result.score) and result.score == max(children)
+    linear = Searcher(tt_mb=1).search(board, depth_limits(1, StopFlag()))
+    assert linear.score != result.score
+
+
+def test_eval_file_loads_a_network_and_a_bad_one_changes_nothing(engine, tmp_path):
+    net_path = tmp_path / "net.hnn"
+    write_network(net_path, random_network(np.random.default_rng(6)))
+    assert engine.cmd1(f"options set EvalFile {net_path}") == f"EvalFile;string;{net_path};<built-in>"
+    engine.cmd1("newgame Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
+    assert engine.cmd("bestmove depth 2")[-1]  # searches with the network
+    other = tmp_path / "other.hnn"
+    other.write_bytes(_header(feature_set=FEATURE_SET + 1) + GOOD[len(_header()):])
+    reply = engine.cmd1(f"options set EvalFile {other}")
+    assert reply.startswith("err EvalFile: network file") and "other.hnn" in reply and "feature set" in reply
+    cut = tmp_path / "cut.hnn"
+    cut.write_bytes(net_path.read_bytes()[:-3])
+    reply = engine.cmd1(f"options set EvalFile {cut}")
+    assert reply.startswith("err EvalFile: network file") and "cut.hnn" in reply and "bytes of weights" in reply
+    assert engine.cmd1("options get EvalFile") == f"EvalFile;string;{net_path};<built-in>"  # kept
+    assert engine.cmd("bestmove depth 1")[-1]
+    assert engine.cmd1("options set EvalFile <built-in>") == "EvalFile;string;<built-in>;<built-in>"
+
+
+def test_the_shipped_network_loads():
+    from hiveai.network import shipped_network
+
+    net = shipped_network()
+    assert net is not None and net.feature_set == FEATURE_SET and net.shapes[0][1] == N_FEATURES
+    assert net.meta["game_types"] == ["Base+MLP"]
