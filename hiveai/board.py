@@ -15,18 +15,42 @@ translates between those ints and :class:`Move` values and MoveStrings.
 'Base+MLP;InProgress;White[2];wG1;bP wG1-'
 >>> board.pop(), board.ply
 (<Move bP wG1->, 1)
+
+Asking the board what is on it (cells are :class:`hiveai.cell.Cell` values,
+axial coordinates with White's first piece at ``(0, 0)``; pieces are
+:class:`hiveai.piece.Piece` values):
+
+>>> board = Board("Base;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wB1 /wQ;bB1 bQ-")
+>>> board.piece_at(Cell(0, 0)), board.piece_at(Cell(1, 0)), board.piece_at(Cell(5, 5))
+(Piece('wS1'), Piece('bS1'), None)
+>>> board.occupied()
+(Cell(-1, 0), Cell(0, 0), Cell(1, 0), Cell(2, 0), Cell(3, 0), Cell(-2, 1))
+>>> [str(p) for p in board.pieces_in_hand(BLACK)][:3], board.turn == WHITE
+(['bS2', 'bB2', 'bG1'], True)
+>>> board.push("wB1 wQ"), board.is_legal("bB1 bQ"), board.is_legal("wQ")
+(<Move wB1 wQ>, True, False)
+>>> board.push("bB1 bQ"), board.stack_at(Cell(2, 0))
+(<Move bB1 bQ>, [Piece('bQ'), Piece('bB1')])
+>>> board.peek(), board.outcome()
+(<Move bB1 bQ>, None)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
 from hiveai.bug import (
+    BLACK,
     COLOUR_NAMES,
+    EXP_PILLBUG,
+    N_PIECES,
+    WHITE,
     CRITTERS,
     KIND_FIRST,
+    MAX_STACK,
     PIECES_PER_COLOUR,
     QUEEN,
     colour_of,
@@ -35,8 +59,9 @@ from hiveai.bug import (
     piece_in_game,
     piece_names,
 )
+from hiveai.cell import Cell, cell_index
 from hiveai.errors import GameOverError, GameStringError, HiveError, IllegalMoveError
-from hiveai.hex_grid import CELL_MASK
+from hiveai.hex_grid import CELL_MASK, N_CELLS, ORIGIN, torus_offset, unwrap
 from hiveai.movegen import (
     MAX_MOVES,
     RELAX_ANT,
@@ -71,6 +96,7 @@ from hiveai.position import (
     PASS,
     PLY,
     POS,
+    STACK,
     TOP,
     WHITE_WINS,
     do_move,
@@ -78,9 +104,11 @@ from hiveai.position import (
     new_position,
     undo_move,
 )
+from hiveai.outcome import Outcome, Termination
+from hiveai.piece import Piece
 from hiveai.text import plural
 
-__all__ = ["Board", "Move", "PASS", "warmup"]
+__all__ = ["BLACK", "WHITE", "Board", "Cell", "Move", "PASS", "Piece", "warmup"]
 
 # Critters refusals, each explained by the one rule whose lifting lets the
 # generator offer the move (checked in this order).
@@ -158,14 +186,40 @@ class Move:
 
 
 class Board:
-    """A Hive game: position, move history and rules, for any game type."""
+    """A Hive game: position, move history and rules, for any game type.
 
-    def __init__(self, game_type: str = "Base") -> None:
-        """A new game of ``game_type`` (a GameTypeString such as ``Base+MLP``).
+    >>> board = Board("Base")
+    >>> board.push("wS1"), board.ply, board.turn == BLACK, board.game_string()
+    (<Move wS1>, 1, True, 'Base;InProgress;Black[1];wS1')
+    """
 
-        Raises :class:`~hiveai.errors.GameTypeError` for an unknown type.
+    def __init__(self, text: str = "Base") -> None:
+        """A new game of a GameTypeString such as ``Base+MLP``, or the game a full
+        GameString describes.
+
+        A GameString's moves are replayed with validation, and its state and
+        turn must agree with them: ``Board`` refuses one that contradicts its
+        moves, naming the reason (:meth:`parse` is the lenient reader, as UHP's
+        ``newgame`` is). Raises :class:`~hiveai.errors.GameTypeError` for an
+        unknown type, :class:`~hiveai.errors.GameStringError` for a bad move or
+        a contradiction.
+
+        >>> Board("Base;InProgress;Black[1];wS1").turn == BLACK
+        True
+        >>> Board("Base;InProgress;White[1];wS1")
+        Traceback (most recent call last):
+        ...
+        hiveai.errors.GameStringError: The GameString says InProgress;White[1], but its move list (1 move) gives InProgress;Black[1].
         """
-        self._reset(parse_game_type_string(game_type))
+        if ";" not in text:
+            self._reset(parse_game_type_string(text))
+            return
+        gt, moves = split_game_string(text)
+        self._reset(gt)
+        self._replay(moves)
+        reason = self.head_mismatch(text)
+        if reason is not None:
+            raise GameStringError(reason)
 
     def _reset(self, gt: int) -> None:
         self._b = new_position(gt)
@@ -180,6 +234,7 @@ class Board:
         self._legal_tuple: tuple[Move, ...] | None = None  # ... as Moves, once asked for
         self._dests: dict[int, set[int]] | None = None  # ... as piece -> cells, once asked for
         self._relaxed: dict[int, set[int]] = {}  # Critters: moves with one rule lifted, by RELAX_* bit
+        self._cells: dict[int, Cell] | None = None  # occupied cell index -> Cell, once asked for
 
     # --- construction ---------------------------------------------------
 
@@ -193,16 +248,22 @@ class Board:
         gt, moves = split_game_string(text)
         board = cls.__new__(cls)
         board._reset(gt)
+        board._replay(moves)
+        return board
+
+    def _replay(self, moves: Sequence[str]) -> None:
+        """Play a GameString's MoveStrings; GameStringError names the first bad one."""
         for i, m in enumerate(moves, 1):
             try:
-                board.play(m)
+                self.play(m)
             except HiveError as e:
                 raise GameStringError(f'Unable to play "{m}" (move {i}) in GameString: {e}') from None
-        return board
 
     @classmethod
     def parse(cls, text: str) -> Board:
-        """``newgame`` semantics: a GameTypeString or a full GameString."""
+        """``newgame`` semantics: a GameTypeString or a full GameString, whose state
+        and turn fields are ignored and recomputed (Mzinga does the same); see
+        :meth:`head_mismatch` for what they said."""
         return cls.from_game_string(text) if ";" in text else cls(text)
 
     def head_mismatch(self, text: str) -> str | None:
@@ -246,7 +307,7 @@ class Board:
 
     @property
     def turn(self) -> int:
-        """Colour to move: 0 white, 1 black."""
+        """Colour to move: :data:`WHITE` (0) or :data:`BLACK` (1)."""
         return self.ply & 1
 
     @property
@@ -267,7 +328,26 @@ class Board:
         return "NotStarted" if self.ply == 0 else "InProgress"
 
     def is_game_over(self) -> bool:
+        """Whether a queen is surrounded (the game has an :meth:`outcome`)."""
         return self.result != IN_PROGRESS
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (:class:`hiveai.outcome.Outcome`), None while it goes on.
+
+        The rules end a game only by surrounding: one queen (that side loses) or
+        both at once (a draw). Repetition, agreement and clocks are for the
+        players or a referee to apply.
+
+        >>> board = Board("Base")
+        >>> board.outcome() is None
+        True
+        """
+        r = self.result
+        if r == IN_PROGRESS:
+            return None
+        if r == DRAW:
+            return Outcome(None, Termination.BOTH_SURROUNDED)
+        return Outcome(WHITE if r == WHITE_WINS else BLACK, Termination.QUEEN_SURROUNDED)
 
     @property
     def move_history(self) -> list[str]:
@@ -301,6 +381,105 @@ class Board:
         """A copy of the flat int64 position the kernels work on (layout in
         :mod:`hiveai.position`); changing it does not change the board."""
         return self._b.copy()
+
+    # --- what is on the board --------------------------------------------
+
+    def _cell_map(self) -> dict[int, Cell]:
+        """Each occupied cell index -> its Cell. The hive is walked from the occupied
+        cell nearest White's first cell, so coordinates stay continuous however
+        far the hive drifts on the kernels' torus."""
+        if self._cells is None:
+            heights = self._b[HEIGHT:HEIGHT + N_CELLS]
+            occupied = [int(c) for c in np.flatnonzero(heights)]
+            if not occupied:
+                self._cells = {}
+            else:
+                anchor = min(occupied, key=lambda c: Cell(0, 0).distance(Cell(*torus_offset(ORIGIN, c))))
+                aq, ar = torus_offset(ORIGIN, anchor)
+                self._cells = {c: Cell(aq + q, ar + r) for c, (q, r) in unwrap(occupied, anchor).items()}
+        return self._cells
+
+    def _index_of(self, cell: Cell) -> int | None:
+        """The kernels' index of an occupied ``cell``, None if it is empty."""
+        index = cell_index(cell)
+        return index if self._cell_map().get(index) == cell else None
+
+    def _piece(self, code: int) -> Piece:
+        return Piece(code, piece_names(self.game_type)[code])
+
+    def piece_at(self, cell: Cell) -> Piece | None:
+        """The piece on top of ``cell``, None if the cell is empty."""
+        index = self._index_of(cell)
+        return None if index is None else self._piece(int(self._b[TOP + index]))
+
+    def stack_at(self, cell: Cell) -> list[Piece]:
+        """The pieces on ``cell``, bottom to top (empty list: an empty cell)."""
+        index = self._index_of(cell)
+        if index is None:
+            return []
+        base = STACK + index * MAX_STACK
+        return [self._piece(int(p)) for p in self._b[base:base + int(self._b[HEIGHT + index])]]
+
+    def occupied(self) -> tuple[Cell, ...]:
+        """The cells that hold a piece, sorted by row (``r``) then ``q``."""
+        return tuple(sorted(self._cell_map().values(), key=lambda c: (c.r, c.q)))
+
+    def pieces(self) -> dict[Cell, list[Piece]]:
+        """Every stack on the board: cell -> pieces bottom to top."""
+        return {cell: self.stack_at(cell) for cell in self.occupied()}
+
+    def cell_of(self, piece: Piece | str) -> Cell | None:
+        """Where ``piece`` (a Piece or a PieceString) is, None while it is in hand.
+
+        >>> Board("Base;InProgress;Black[1];wG1").cell_of("wG1")
+        Cell(0, 0)
+        """
+        code = piece.code if isinstance(piece, Piece) else Piece.from_name(piece, self.game_type_string).code
+        index = int(self._b[POS + code])
+        return None if index < 0 else self._cell_map()[index]
+
+    def pieces_in_hand(self, colour: int) -> list[Piece]:
+        """``colour``'s pieces not yet placed, in the order Q S B G A M L P (D in Critters)."""
+        first = colour * PIECES_PER_COLOUR
+        return [self._piece(p) for p in range(first, first + PIECES_PER_COLOUR)
+                if piece_in_game(p, self.game_type) and int(self._b[POS + p]) < 0]
+
+    def stunned(self) -> Piece | None:
+        """The piece that may not be moved or thrown this ply because it moved on the
+        last one; only a pillbug power could touch it, so None without a pillbug in
+        the game (and after a placement or a pass)."""
+        last = int(self._b[LAST_MOVED])
+        return self._piece(last) if last >= 0 and self.game_type & EXP_PILLBUG else None
+
+    # --- comparing positions ----------------------------------------------
+
+    def key(self) -> tuple[int, ...]:
+        r"""A hashable key of the position: equal for boards that are ``==``.
+
+        Two move orders reaching the same position (the ants took a detour in ``a``):
+
+        >>> a = Board("Base;InProgress;White[5];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wA1 -wQ;bA1 bQ-;wA1 \\wQ;bA1 bQ\\")
+        >>> b = Board("Base;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wA1 \\wQ;bA1 bQ\\")
+        >>> a == b, a.ply - b.ply, {a.key(): "seen"}[b.key()]
+        (True, 2, 'seen')
+        >>> hash(a)
+        Traceback (most recent call last):
+        ...
+        TypeError: unhashable type: 'Board'
+        """
+        stunned = self.stunned()
+        return (self.game_type, self.turn, -1 if stunned is None else stunned.code,
+                *(int(x) for x in self._b[POS:POS + N_PIECES]), *(int(x) for x in self._b[LEVEL:LEVEL + N_PIECES]))
+
+    def __eq__(self, other: object) -> bool:
+        """Same position: game type, every piece's cell and height (stacks and hands
+        with it), side to move and the piece the pillbug may not move. The move
+        history is not compared (python-chess compares positions the same way)."""
+        if not isinstance(other, Board):
+            return NotImplemented
+        return self.key() == other.key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: hash board.key() instead
 
     def game_string(self) -> str:
         """Canonical GameString of the game so far."""
@@ -365,9 +544,41 @@ class Board:
                     self._dests.setdefault(m >> MOVE_PIECE_SHIFT, set()).add(m & CELL_MASK)
         return self._dests
 
-    def move_to_string(self, move: int) -> str:
-        """Canonical MoveString of the move int ``move`` in the current position."""
-        return move_to_string(self._b, move)
+    def move_to_string(self, move: Move | int) -> str:
+        r"""Canonical MoveString of ``move`` (a :class:`Move` or a move int) in the
+        current position, as Mzinga would write it here.
+
+        >>> board = Board("Base;InProgress;Black[1];wS1")
+        >>> board.move_to_string(board.legal_moves[0])
+        'bS1 \\wS1'
+        """
+        return move_to_string(self._b, move.code if isinstance(move, Move) else move)
+
+    def is_legal(self, move: Move | str | int) -> bool:
+        """Whether ``move`` (a Move, a MoveString or a move int) is legal now; never raises
+        for a bad move (False), only TypeError for something that is no move at all.
+
+        >>> board = Board("Base")
+        >>> board.is_legal("wS1"), board.is_legal("wQ"), board.is_legal("nonsense")
+        (True, False, False)
+        """
+        try:
+            self._legal_code(move)
+        except HiveError:
+            return False
+        return True
+
+    def peek(self) -> Move:
+        """The last move played (python-chess's name); IndexError before the first.
+
+        >>> board = Board("Base")
+        >>> board.push("wA1") == board.peek()
+        True
+        """
+        if not self._history:
+            raise IndexError("peek: no move has been played")
+        move, _, text = self._history[-1]
+        return Move(move, text)
 
     def valid_moves_string(self) -> str:
         """UHP ``validmoves`` line: ``;``-separated MoveStrings, or ``pass``."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import random
-import sysconfig
+from importlib import resources
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,9 +66,9 @@ BOOK_ENCODING = "ascii"
 COLUMNS = ("key", "ply", "moves", "line")
 # A directory holding book files, searched before the shipped books (tests, custom books).
 BOOK_DIR_ENV = "HIVEAI_BOOK_DIR"
-# Where `pip install .` puts the shipped books, under the install scheme's data
-# directory (pyproject.toml [tool.setuptools.data-files]).
-INSTALLED_SUBDIR = ("share", "hiveai", "openings")
+# The shipped books: package data of hiveai (pyproject.toml [tool.setuptools.package-data];
+# in the source tree hiveai/openings is a symlink to the top-level openings/ folder).
+PACKAGE_BOOKS = "openings"
 
 
 class BookFormatError(ValueError):
@@ -255,25 +255,20 @@ def _parse_header(line: str, path: Path) -> dict[str, str]:
 # --- finding and caching the books --------------------------------------------
 
 
-def _source_openings() -> Path:
-    """``openings/`` beside the package: a source checkout or an editable install."""
-    return Path(__file__).resolve().parent.parent / "openings"
+def shipped_books() -> Path:
+    """The folder of the shipped books, found with :mod:`importlib.resources`, so it is
+    right for every way of installing (a wheel, ``pip install --target`` or
+    ``--prefix``, an editable install or a source checkout)."""
+    return Path(str(resources.files("hiveai").joinpath(PACKAGE_BOOKS)))
 
 
 def book_dirs() -> list[Path]:
-    """Directories searched for book files, in order."""
+    """Directories searched for book files, in order: $HIVEAI_BOOK_DIR, then the shipped books."""
     dirs = []
     env = os.environ.get(BOOK_DIR_ENV)
     if env:
         dirs.append(Path(env))
-    dirs.append(_source_openings())
-    schemes = [None]
-    user = f"{os.name}_user"
-    if user in sysconfig.get_scheme_names():
-        schemes.append(user)
-    for scheme in schemes:
-        data = sysconfig.get_path("data", scheme) if scheme else sysconfig.get_path("data")
-        dirs.append(Path(data).joinpath(*INSTALLED_SUBDIR))
+    dirs.append(shipped_books())
     return dirs
 
 
@@ -291,7 +286,7 @@ def book_path(game_type: int | str, directory: str | os.PathLike | None = None) 
     if gt is None:
         raise ValueError(f"unknown game type {game_type!r}")
     if directory is None:
-        directory = book_dir() or _source_openings()
+        directory = book_dir() or shipped_books()
     return Path(directory) / (game_type_string(gt) + SUFFIX)
 
 

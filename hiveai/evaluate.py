@@ -34,6 +34,7 @@ its value came from; tuning results are recorded in README.md.
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -151,7 +152,8 @@ def parse_weights(text: str, base: np.ndarray | None = None) -> np.ndarray:
 # The weights hiveai plays with: sections fitted by ``hiveai tune`` (README,
 # "Tuning the evaluation", says how each was made and what its match scored),
 # over the table above for the game types without one.
-SHIPPED_WEIGHTS_FILE = Path(__file__).with_name("weights.ini")
+# Package data, found with importlib.resources (pyproject.toml [tool.setuptools.package-data]).
+SHIPPED_WEIGHTS_FILE = Path(str(resources.files("hiveai").joinpath("weights.ini")))
 
 
 def builtin_weights() -> dict[str, np.ndarray]:

@@ -32,7 +32,11 @@ WHITE_WINS, BLACK_WINS, DRAW = "WhiteWins", "BlackWins", "Draw"
 
 
 class Termination(enum.Enum):
-    """The way a game ended. The values are the words the tournament's ``games.jsonl`` uses."""
+    """The way a game ended. The values are the words the tournament's ``games.jsonl`` uses.
+
+    >>> Termination.QUEEN_SURROUNDED.value, Termination("resignation")
+    ('queen surrounded', <Termination.RESIGNATION: 'resignation'>)
+    """
 
     #: One queen is surrounded on all six sides (the rules' win).
     QUEEN_SURROUNDED = "queen surrounded"
@@ -57,7 +61,11 @@ class Termination(enum.Enum):
 
 @dataclass(frozen=True)
 class Outcome:
-    """A finished game: ``winner`` is :data:`WHITE`, :data:`BLACK` or ``None`` (a draw)."""
+    """A finished game: ``winner`` is :data:`WHITE`, :data:`BLACK` or ``None`` (a draw).
+
+    >>> Outcome(BLACK, Termination.QUEEN_SURROUNDED).winner == BLACK
+    True
+    """
 
     winner: int | None
     termination: Termination

@@ -29,7 +29,7 @@ BUDGET = 0.050  # seconds: the limit for bestmove in a book position
 BOOK_GAME = "Base+MLP;InProgress;White[2];wP;bP wP-"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_uhp import Pipe  # noqa: E402  (the same minimal UHP client)
+from bench_uhp import start_engine  # noqa: E402  (the same minimal UHP client)
 
 _FRESH = """
 import sys, time
@@ -74,24 +74,22 @@ def cached_book_moves() -> list[float]:
 
 def uhp_bestmove(runs: int) -> tuple[list[float], list[str]] | None:
     """bestmove round trips in book positions, and ten fresh engines' first moves; None without UseBook."""
-    p = Pipe()
-    p.reply()  # the banner
-    if not any(line.lower().startswith("usebook;") for line in p.cmd("options")):
+    p = start_engine()
+    if not any(line.lower().startswith("usebook;") for line in p.command("options")):
         p.close()
         return None
     times = []
     for _ in range(runs):
-        p.cmd(f"newgame {BOOK_GAME}")
+        p.command(f"newgame {BOOK_GAME}")
         start = time.perf_counter()
-        p.cmd("bestmove time 00:00:05")
+        p.command("bestmove time 00:00:05")
         times.append(time.perf_counter() - start)
     p.close()
     firsts = []
     for _ in range(10):
-        p = Pipe()
-        p.reply()
-        p.cmd("newgame Base")
-        firsts.append(p.cmd("bestmove time 00:00:05")[-1])
+        p = start_engine()
+        p.command("newgame Base")
+        firsts.append(p.command("bestmove time 00:00:05")[-1])
         p.close()
     return times, firsts
 

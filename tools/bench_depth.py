@@ -18,7 +18,7 @@ import argparse
 import statistics
 import time
 
-from bench_uhp import Pipe  # tools/ is the script's own folder
+from bench_uhp import start_engine  # tools/ is the script's own folder
 
 from hiveai.bench import POSITIONS
 
@@ -27,15 +27,14 @@ HIVEAI_OPTIONS = ["UseBook False", "NumThreads 1", "TranspositionTableSizeMB 64"
 
 def timed_depth(command: list[str] | None, options: list[str], game: str, depth: int) -> tuple[float, str]:
     """Seconds for ``bestmove depth`` in a fresh engine, and the move it gave."""
-    engine = Pipe(command)
+    engine = start_engine(command)
     try:
-        engine.reply()  # banner
         for option in options:
-            engine.cmd(f"options set {option}")
-        engine.cmd(f"newgame {game}")
+            engine.command(f"options set {option}")
+        engine.command(f"newgame {game}")
         time.sleep(1.0)
         start = time.perf_counter()
-        reply = engine.cmd(f"bestmove depth {depth}")
+        reply = engine.command(f"bestmove depth {depth}")
         return time.perf_counter() - start, reply[-1]
     finally:
         engine.close()

@@ -20,7 +20,7 @@ import argparse
 import statistics
 import time
 
-from bench_uhp import Pipe
+from bench_uhp import start_engine
 
 from hiveai.bench import POSITIONS
 
@@ -28,26 +28,25 @@ from hiveai.bench import POSITIONS
 def depth_after(game: str, ponder: str, idle: float, move_time: str, threads: int) -> tuple[int, float, float]:
     """Depth of ``bestmove time`` after a ponder hit; round trips of a validmoves
     sent while pondering and of an options set that stops the ponder search."""
-    p = Pipe()
-    p.reply()
+    p = start_engine()
     for option in ("UseBook False", "ReportIntermediateBestMoves True", f"PonderDuringIdle {ponder}",
                    f"NumThreads {threads}"):
-        p.cmd(f"options set {option}")
-    p.cmd(f"newgame {game}")
-    lines = p.cmd("bestmove depth 3")
+        p.command(f"options set {option}")
+    p.command(f"newgame {game}")
+    lines = p.command("bestmove depth 3")
     move, pv = lines[-1], lines[-2].split(";")[3:]
-    p.cmd(f"play {move}")
+    p.command(f"play {move}")
     time.sleep(idle / 2)
     start = time.perf_counter()
-    p.cmd("validmoves")
+    p.command("validmoves")
     beside = time.perf_counter() - start
     time.sleep(idle / 2)
     if len(pv) > 1:
-        p.cmd(f"play {pv[1]}")
-    lines = p.cmd(f"bestmove time {move_time}")
+        p.command(f"play {pv[1]}")
+    lines = p.command(f"bestmove time {move_time}")
     time.sleep(1.0)  # pondering the next position
     start = time.perf_counter()
-    p.cmd("options set LogLevel Warning")
+    p.command("options set LogLevel Warning")
     stopping = time.perf_counter() - start
     p.close()
     return int(lines[-2].split(";")[1]) if len(lines) > 1 else 0, beside, stopping

@@ -22,15 +22,16 @@ import statistics
 import sys
 import time
 
-from bench_uhp import Pipe  # tools/ is the script's own folder
+from bench_uhp import start_engine  # tools/ is the script's own folder
 
 from hiveai.bench import POSITIONS
+from hiveai.engine import UhpEngine
 from hiveai.tournament.schedule import format_timespan
 
 
-def timed(p: Pipe, command: str) -> tuple[float, list[str]]:
+def timed(p: UhpEngine, command: str) -> tuple[float, list[str]]:
     start = time.perf_counter()
-    reply = p.cmd(command)
+    reply = p.command(command)
     return time.perf_counter() - start, reply
 
 
@@ -48,17 +49,16 @@ def main() -> None:
     midgame = [pos for pos in POSITIONS if pos.midgame]
     print(f"python {sys.version.split()[0]}; {len(midgame)} mid-game positions of hiveai bench")
 
-    p = Pipe()
-    p.reply()
-    p.cmd("options set UseBook False")
-    p.cmd("options set ReportIntermediateBestMoves True")
-    p.cmd(f"newgame {midgame[0].game}")
-    p.cmd("bestmove depth 1")  # warm
+    p = start_engine()
+    p.command("options set UseBook False")
+    p.command("options set ReportIntermediateBestMoves True")
+    p.command(f"newgame {midgame[0].game}")
+    p.command("bestmove depth 1")  # warm
     for budget in (float(b) for b in args.budgets.split(",")):
         times, depths = [], []
         for _ in range(args.rounds):
             for pos in midgame:
-                p.cmd(f"newgame {pos.game}")
+                p.command(f"newgame {pos.game}")
                 took, reply = timed(p, f"bestmove time {format_timespan(budget)}")
                 times.append(took)
                 depths.append(depth_of(reply))
@@ -69,14 +69,13 @@ def main() -> None:
 
     first, later = [], []
     for pos in midgame:
-        q = Pipe()
-        q.reply()
-        q.cmd("options set UseBook False")
-        q.cmd("options set ReportIntermediateBestMoves True")
-        q.cmd(f"newgame {pos.game}")
-        first.append(depth_of(q.cmd("bestmove time 00:00:01")))
-        q.cmd(f"newgame {pos.game}")
-        later.append(depth_of(q.cmd("bestmove time 00:00:01")))
+        q = start_engine()
+        q.command("options set UseBook False")
+        q.command("options set ReportIntermediateBestMoves True")
+        q.command(f"newgame {pos.game}")
+        first.append(depth_of(q.command("bestmove time 00:00:01")))
+        q.command(f"newgame {pos.game}")
+        later.append(depth_of(q.command("bestmove time 00:00:01")))
         q.close()
     print(f"first move of a process, bestmove time 1 s: depths {first}; later in the process: {later}; "
           f"largest shortfall {max(b - a for a, b in zip(first, later))} ply")

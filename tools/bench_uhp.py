@@ -18,12 +18,15 @@
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from hiveai.engine import UhpEngine, popen_uhp
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINE = [sys.executable, "-m", "hiveai"]
@@ -32,42 +35,19 @@ BRIDGE_GAME = ("Base+MLP;InProgress;White[5];wL;bS1 /wL;wQ wL-;bM /bS1;wA1 wQ/;b
                "wA1 bQ-;bA1 \\bM")
 
 
-class Pipe:
-    """A minimal line-oriented UHP client."""
-
-    def __init__(self, command: list[str] | None = None) -> None:
-        """Start ``command`` (default: this repository's hiveai) as a UHP engine."""
-        self.start = time.perf_counter()
-        self.proc = subprocess.Popen(command or ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, cwd=REPO, text=True, bufsize=1)
-
-    def reply(self) -> list[str]:
-        out = []
-        for line in self.proc.stdout:
-            line = line.rstrip("\n")
-            if line == "ok":
-                return out
-            out.append(line)
-        raise RuntimeError("engine closed stdout")
-
-    def cmd(self, line: str) -> list[str]:
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        return self.reply()
-
-    def close(self) -> None:
-        self.proc.stdin.write("exit\n")
-        self.proc.stdin.close()
-        self.proc.wait(30)
+def start_engine(command: list[str] | None = None) -> UhpEngine:
+    """``command`` (default: this repository's hiveai) as a UHP engine, its banner read.
+    Replies have no deadline: a benchmark waits for whatever it measures."""
+    return popen_uhp(command or ENGINE, cwd=REPO, timeout=math.inf)
 
 
 def banner_latency(runs: int) -> list[float]:
     times = []
     for _ in range(runs):
-        p = Pipe()
-        p.reply()
-        times.append(time.perf_counter() - p.start)
-        p.close()
+        start = time.perf_counter()
+        p = start_engine()  # returns once the banner's ok is read
+        times.append(time.perf_counter() - start)
+        p.quit()
     return times
 
 
@@ -85,16 +65,15 @@ def bot_bridge(runs: int) -> list[float]:
 
 def midgame_latency(positions: int) -> tuple[list[float], list[float], list[int]]:
     rng = random.Random(SEED)
-    p = Pipe()
-    p.reply()
+    p = start_engine()
     vm_times, bm_times, counts = [], [], []
     while len(vm_times) < positions:
-        p.cmd("newgame Base+MLP")
+        p.command("newgame Base+MLP")
         target = rng.randint(16, 40)  # mid-game: every piece type out, queens down
         ply, over = 0, False
         while ply < target:
-            moves = p.cmd("validmoves")[0].split(";")
-            state = p.cmd(f"play {rng.choice(moves)}")[0].split(";")[1]
+            moves = p.command("validmoves")[0].split(";")
+            state = p.command(f"play {rng.choice(moves)}")[0].split(";")[1]
             ply += 1
             if state not in ("InProgress", "NotStarted"):
                 over = True
@@ -103,31 +82,30 @@ def midgame_latency(positions: int) -> tuple[list[float], list[float], list[int]
             continue
         # The last command was a play, so this validmoves is computed afresh.
         start = time.perf_counter()
-        line = p.cmd("validmoves")[0]
+        line = p.command("validmoves")[0]
         vm_times.append(time.perf_counter() - start)
         counts.append(len(line.split(";")))
         start = time.perf_counter()
-        p.cmd("bestmove depth 1")
+        p.command("bestmove depth 1")
         bm_times.append(time.perf_counter() - start)
-    p.close()
+    p.quit()
     return vm_times, bm_times, counts
 
 
 def timed_moves(moves: int, budget: str = "00:00:01") -> list[float]:
     """Client-side seconds of ``moves`` consecutive ``bestmove time`` replies in self-play."""
-    p = Pipe()
-    p.reply()
-    p.cmd("options set UseBook False")
-    p.cmd("newgame Base+MLP")
+    p = start_engine()
+    p.command("options set UseBook False")
+    p.command("newgame Base+MLP")
     times: list[float] = []
     while len(times) < moves:
         start = time.perf_counter()
-        reply = p.cmd(f"bestmove time {budget}")
+        reply = p.command(f"bestmove time {budget}")
         times.append(time.perf_counter() - start)
-        state = p.cmd(f"play {reply[-1]}")[0].split(";")[1]
+        state = p.command(f"play {reply[-1]}")[0].split(";")[1]
         if state not in ("InProgress", "NotStarted"):
-            p.cmd("newgame Base+MLP")  # game over: go on in a new game
-    p.close()
+            p.command("newgame Base+MLP")  # game over: go on in a new game
+    p.quit()
     return times
 
 

@@ -1,0 +1,162 @@
+"""Installing hiveai: the books and weights are found in every install layout, and type
+checkers see the library's names (slow: each test builds and installs the package).
+
+* ``pip install --target DIR .`` and ``pip install --prefix DIR .``: the installed engine
+  (not this checkout) answers ``bestmove`` in the opening with the book's best move.
+* ``mypy --strict`` on a small user script, against a non-editable install, reports no
+  missing names or untyped calls.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hiveai import book
+from hiveai.board import Board
+from hiveai.engine import popen_uhp
+from hiveai.limit import Limit
+
+REPO = Path(__file__).resolve().parent.parent
+# A fresh install compiles every kernel anew (numba caches by source path): minutes on a loaded machine.
+COLD = 1800.0
+
+pytestmark = pytest.mark.slow
+
+
+def source_copy(tmp_path: Path) -> Path:
+    """The files a build needs, copied (so no build/ directory of this checkout leaks in)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE", "hiveai", "openings"):
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, src / name, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+        elif (REPO / name).exists():
+            shutil.copy2(REPO / name, src / name)
+    return src
+
+
+def pip_install(src: Path, *args: str, python: Path | None = None) -> None:
+    """``pip install`` the copy ``src`` (into ``python``'s environment if given)."""
+    into = [] if python is None else ["--python", str(python)]
+    subprocess.run([sys.executable, "-m", "pip", *into, "install", "--no-deps", "-q", *args, str(src)],
+                   check=True, cwd=src.parent)
+
+
+def clean_env(path_entry: Path) -> dict[str, str]:
+    """This environment (numba, numpy) with ``path_entry`` first, and no book override."""
+    env = {k: v for k, v in os.environ.items() if k not in (book.BOOK_DIR_ENV, "PYTHONPATH")}
+    env["PYTHONPATH"] = str(path_entry)
+    return env
+
+
+def installed_plays_book_moves(path_entry: Path, cwd: Path) -> None:
+    env = clean_env(path_entry)
+    where = subprocess.run([sys.executable, "-c", "import hiveai, hiveai.book as b; print(hiveai.__file__); "
+                            "print(b.book_dir())"], check=True, capture_output=True, text=True, env=env,
+                           cwd=cwd).stdout.split("\n")
+    assert Path(where[0]).is_relative_to(path_entry), where  # the installed copy, not this checkout
+    assert Path(where[1]).is_relative_to(path_entry), where  # ... and its own books
+    for game_type in ("Base", "Base+MLP"):
+        board = Board(game_type)
+        board.push(board.legal_moves[0])
+        expected = book.book_move(board, best_only=True)
+        assert expected is not None
+        with popen_uhp([sys.executable, "-m", "hiveai"], env=env, cwd=cwd, startup_timeout=COLD) as engine:
+            engine.configure({"BookBestMoveOnly": True, "NumThreads": 1})
+            # A depth no search reaches in the time allowed: only the book can answer.
+            assert engine.play(board, Limit(depth=60), timeout=COLD).move == expected
+
+
+def test_pip_install_target_plays_book_moves(tmp_path):
+    target = tmp_path / "target"
+    pip_install(source_copy(tmp_path), "--target", str(target))
+    installed_plays_book_moves(target, tmp_path)
+
+
+def test_pip_install_prefix_plays_book_moves(tmp_path):
+    prefix = tmp_path / "prefix"
+    pip_install(source_copy(tmp_path), "--prefix", str(prefix))
+    purelib = Path(sysconfig.get_path("purelib", vars={"base": str(prefix), "platbase": str(prefix)}))
+    assert (purelib / "hiveai" / "openings" / "Base.tsv").is_file()
+    installed_plays_book_moves(purelib, tmp_path)
+
+
+USER_SCRIPT = '''
+from __future__ import annotations
+
+import sys
+
+import hiveai
+import hiveai.engine
+from hiveai import BLACK, WHITE, Board, Cell, Direction, Limit, Move, Outcome, PovScore, think
+
+
+def best(board: Board) -> Move:
+    result = think(board, Limit(depth=2, nodes=10_000))
+    score: PovScore | None = result.score
+    if score is not None and score.white().is_win():
+        print("White wins in", score.white().plies())
+    return result.move
+
+
+def main() -> None:
+    board = Board("Base+MLP")
+    board.push(best(board))
+    origin: Cell = Cell(0, 0)
+    print(board.piece_at(origin), board.stack_at(origin.neighbour(Direction.E)), board.turn == BLACK)
+    outcome: Outcome | None = board.outcome()
+    winner: int | None = outcome.winner if outcome is not None else None
+    print(winner == WHITE, [str(p) for p in board.pieces_in_hand(WHITE)])
+    with hiveai.engine.popen_uhp([sys.executable, "-m", "hiveai"]) as engine:
+        engine.configure({"UseBook": False})
+        reply: hiveai.engine.PlayResult = engine.play(board, Limit(depth=1))
+        move: Move | None = reply.move
+        print(engine.id, move)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_mypy_strict_sees_every_name_of_a_non_editable_install(tmp_path):
+    """A fresh venv with hiveai installed from a copy (numpy and numba from this one, after
+    its own site-packages); mypy checks the script with that venv's interpreter."""
+    pytest.importorskip("mypy")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    pip_install(source_copy(tmp_path), python=python)
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    Path(purelib, "outer.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    script = tmp_path / "user_script.py"
+    script.write_text(textwrap.dedent(USER_SCRIPT))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH", book.BOOK_DIR_ENV)}
+    where = subprocess.run([str(python), "-c", "import hiveai; print(hiveai.__file__)"], check=True,
+                           capture_output=True, text=True, env=env, cwd=tmp_path).stdout.strip()
+    assert Path(where).is_relative_to(venv), where  # the installed copy, not this checkout
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                              "--python-executable", str(python), str(script)],
+                             capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # The check can fail: a misspelt name is reported (hiveai's lazy __getattr__ is hidden from mypy).
+    typo = tmp_path / "typo_script.py"
+    typo.write_text("from hiveai import Boart\nimport hiveai.engine\nhiveai.engine.popen_uhq(['x'])\n")
+    failed = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                             "--python-executable", str(python), str(typo)],
+                            capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert failed.returncode == 1 and '"Boart"' in failed.stdout and "popen_uhq" in failed.stdout, failed.stdout
+    # The script runs, too, against the same install.
+    ran = subprocess.run([str(python), str(script)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                         timeout=COLD)
+    assert ran.returncode == 0, ran.stderr
