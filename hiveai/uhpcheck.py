@@ -361,8 +361,11 @@ class Checker:
     def warm_up(self) -> None:
         """A short game with the start-up timeout (see :meth:`start`)."""
         assert self._engine is not None
-        for line in ("newgame Base+MLP", "validmoves", "play wS1", "validmoves", "bestmove depth 1", "newgame Base"):
-            self._engine.command(line, max(self.timeout, STARTUP_TIMEOUT), check=False)
+        try:
+            for line in ("newgame Base+MLP", "validmoves", "play wS1", "validmoves", "newgame Base"):
+                self._engine.command(line, max(self.timeout, STARTUP_TIMEOUT), check=False)
+        except EngineError:
+            self.stop()  # the cases will meet the same trouble and report it
         self.transcript.clear()
 
     @property
@@ -492,7 +495,8 @@ class Checker:
                 self.banner = list(self._engine.banner) if self._engine else []
                 self.types = game_types(self._engine.capabilities if self._engine else ())
                 # Before any game: the errors case judges these replies.
-                self.no_game = [(line, self._engine.command(line, check=False) if self._engine else [])
+                slow = max(self.timeout, STARTUP_TIMEOUT)  # an engine may load after its banner
+                self.no_game = [(line, self._engine.command(line, slow, check=False) if self._engine else [])
                                 for line in NO_GAME_COMMANDS]
                 self.no_game_exchange = list(self.transcript)
                 self.warm_up()
