@@ -65,6 +65,8 @@ EXIT_WAIT = 3.0
 STRAY_WAIT = 0.05
 # Seconds the start-up banner and a first short game may take (hiveai compiles on first use).
 STARTUP_TIMEOUT = 120.0
+# Lines the one-process-per-move pattern may produce before the engine counts as running away.
+ONE_SHOT_LINES = 200
 # Commands sent before any game, which must be answered err.
 NO_GAME_COMMANDS = ("validmoves", "play wS1", "undo", "bestmove depth 1")
 # Positions compared in random games, over all game types: --quick and the default.
@@ -799,8 +801,10 @@ def _sigint(ck: Checker) -> object:
     engine.send("bestmove time 00:00:05")
     early = engine.poll_line(0.5)
     if early is not None:
-        lines = [early] + ([] if early == "ok" else engine.read_block(ck.timeout, "bestmove"))
-        return SKIP, "answered before the signal could be sent"
+        ck.stray.clear()  # the answer itself, read early
+        if early != "ok":
+            engine.read_block(ck.timeout, "bestmove")
+        return SKIP, f"answered {early!r} within 0.5 s, before the signal could be sent"
     engine.send_signal(signal.SIGINT)
     start = time.monotonic()
     try:
@@ -827,18 +831,24 @@ def _eof(ck: Checker) -> object:
     engine.command("newgame Base", check=False)
     assert engine.proc.stdin is not None
     engine.proc.stdin.close()
-    try:
-        code = engine.proc.wait(EXIT_WAIT)
-    except subprocess.TimeoutExpired:
+    deadline = time.monotonic() + EXIT_WAIT
+    # Poll rather than wait: an engine that loops at the end of its input may also print without
+    # end (MzingaCpp answers its empty reads with err lines), and those lines pile up here.
+    while engine.proc.poll() is None and time.monotonic() < deadline and engine.pending_lines() < ONE_SHOT_LINES:
+        time.sleep(0.02)
+    code = engine.proc.poll()
+    if code is None:
+        flood = engine.pending_lines()
         before, t0 = _cpu_seconds(engine.proc.pid), time.monotonic()
-        time.sleep(1.0)
+        time.sleep(0.5)
         after = _cpu_seconds(engine.proc.pid)
         ck.stop()
         busy = ""
         if before is not None and after is not None:
             busy = f", using {100 * (after - before) / (time.monotonic() - t0):.0f} % of a CPU"
-        raise CaseFailed(f"still running {EXIT_WAIT:g} s after its input ended{busy}; killed "
-                         "(hive-hydra waits for the exit)") from None
+        if flood >= ONE_SHOT_LINES:
+            busy += f", printing without end ({flood} lines so far)"
+        raise CaseFailed(f"still running after its input ended{busy}; killed (hive-hydra waits for the exit)")
     ck._engine = None
     if code != 0:
         raise CaseFailed(f"exited with status {code} at the end of its input")
@@ -882,13 +892,17 @@ def _one_shot(ck: Checker) -> object:
     out: list[str] = []
     deadline = time.monotonic() + ck.timeout + EXIT_WAIT
     try:
-        while True:
+        while time.monotonic() < deadline and len(out) < ONE_SHOT_LINES:
             out.append(engine.read_line(max(0.0, deadline - time.monotonic()), "one-shot"))
     except EngineTerminatedError:
         pass
     except EngineTimeoutError:
         ck._engine = None
-        raise CaseFailed(f"did not answer and exit within {ck.timeout + EXIT_WAIT:g} s; output {out!r}") from None
+        raise CaseFailed(f"did not answer and exit within {ck.timeout + EXIT_WAIT:g} s; output {out[:12]!r}") from None
+    ck.stop()
+    if len(out) >= ONE_SHOT_LINES or engine.proc.returncode not in (0, None) and not out:
+        raise CaseFailed(f"printed {len(out)} lines or more after its input ended, without exiting; "
+                         f"the first: {out[:10]!r}; killed")
     ck._engine = None
     oks = [i for i, ln in enumerate(out) if ln == "ok"]
     if len(oks) < 3 or oks[2] != len(out) - 1:
@@ -896,7 +910,7 @@ def _one_shot(ck: Checker) -> object:
     answer = out[oks[1] + 1].split(";")[0]
     if not board.is_legal(answer):
         raise CaseFailed(f"the first line after the second ok is {answer!r}, not a legal move")
-    code = engine.proc.wait(EXIT_WAIT) if engine.proc.poll() is None else engine.proc.returncode
+    code = engine.proc.returncode
     if code != 0:
         raise CaseFailed(f"exited with status {code}")
     return f"answered {answer} and exited"
@@ -986,22 +1000,25 @@ def _illegal_moves(ck: Checker) -> object:
     """Every move of the catalogue (one or more per rule) is refused and the game kept."""
     n = 0
     rules = set()
+    failures: list[str] = []
     for rule, game, move in load_illegal_moves():
         if parse_game_string(game)[0] not in ck.types and not rule.startswith("A piece not in"):
             continue
         board = _board_from(game)
-        ck.newgame(board)
         line = "pass" if move == "pass" else f"play {move}"
         try:
+            ck.newgame(board)
             ck.rejected(line)
-        except CaseFailed as e:
-            raise CaseFailed(f"{e} in {game} ({rule})") from None
-        if not board.is_game_over():
-            d = ck.validmoves(board)
-            if d:
-                raise CaseFailed(f"after refusing `{line}` the game changed: " + "; ".join(d.describe()))
+            if not board.is_game_over():
+                d = ck.validmoves(board)
+                if d:
+                    raise CaseFailed(f"after refusing `{line}` the game changed: " + "; ".join(d.describe()))
+        except (CaseFailed, EngineError) as e:
+            failures.append(f"{rule}: {e}\n  in {game}")
         n += 1
         rules.add(rule)
+    if failures:
+        raise CaseFailed(f"{len(failures)} of {n} illegal moves not refused:\n" + "\n".join(failures))
     return f"{n} illegal moves refused ({len(rules)} rules)"
 
 
