@@ -972,7 +972,9 @@ def _random_moves(ck: Checker) -> object:
                 raise CaseFailed(f"`play {move}` in {before.game_string()} answered {reply[0]!r}: {problem}")
         if first is not None:
             shrunk = ck.shrink(first[1], first[0])
-            found.append(f"{game_type}: the first difference, shrunk:\n" + "\n".join(shrunk.describe()))
+            plies = len(parse_game_string(shrunk.game)[3])
+            found.append(f"{game_type}: the first difference, shrunk from {first[1].ply} plies to {plies}:\n"
+                         + "\n".join(shrunk.describe()))
     if found:
         raise CaseFailed(f"{differing} of {compared} positions differ from hiveai's moves\n" + "\n".join(found))
     message = f"{compared} positions in {len(ck.types)} game types equal hiveai's moves"
@@ -1001,6 +1003,7 @@ def _illegal_moves(ck: Checker) -> object:
     n = 0
     rules = set()
     failures: list[str] = []
+    lenient: list[str] = []
     for rule, game, move in load_illegal_moves():
         if parse_game_string(game)[0] not in ck.types and not rule.startswith("A piece not in"):
             continue
@@ -1008,6 +1011,14 @@ def _illegal_moves(ck: Checker) -> object:
         line = "pass" if move == "pass" else f"play {move}"
         try:
             ck.newgame(board)
+            if _spells_legal_move(board, move):
+                # A climb written with a direction (`bB1 -bQ` for the stack west of bQ): Mzinga
+                # refuses the spelling, but the move it names is legal; accepting it is leniency.
+                reply = ck.ask(line)
+                if reply and not reply[0].startswith(("err", "invalidmove")):
+                    lenient.append(move)
+                    n += 1
+                    continue
             ck.rejected(line)
             if not board.is_game_over():
                 d = ck.validmoves(board)
@@ -1017,9 +1028,21 @@ def _illegal_moves(ck: Checker) -> object:
             failures.append(f"{rule}: {e}\n  in {game}")
         n += 1
         rules.add(rule)
+    also = (f"; accepted {', '.join(lenient)}: a legal climb spelt with a direction, which Mzinga refuses"
+            if lenient else "")
     if failures:
-        raise CaseFailed(f"{len(failures)} of {n} illegal moves not refused:\n" + "\n".join(failures))
-    return f"{n} illegal moves refused ({len(rules)} rules)"
+        raise CaseFailed(f"{len(failures)} of {n} illegal moves not refused{also}:\n" + "\n".join(failures))
+    return f"{n} illegal moves refused ({len(rules)} rules){also}"
+
+
+def _spells_legal_move(board, text: str) -> bool:
+    """Whether MoveString ``text``, read as its piece and the cell it points at, is a legal move
+    (it is in the catalogue only for naming an occupied cell with a direction)."""
+    try:
+        code = move_key(board, text)
+    except Exception:  # noqa: BLE001
+        return False
+    return code in board.legal_move_ints()
 
 
 def run_checks(command: Sequence[str], cases: Sequence[str] = (), **kwargs) -> list[Result]:

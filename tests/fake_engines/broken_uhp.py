@@ -9,7 +9,7 @@ for bestmove) and, with ``--break WHAT``, does one thing wrong:
   extra-line      prints a progress line before its ``bestmove`` answer
   no-ok           forgets the ``ok`` after ``options``
   accept-illegal  answers any ``play`` with a GameString, legal or not (illegal moves are not played)
-  miss-spider     leaves one spider move out of ``validmoves`` when a spider has four or more
+  miss-spider     leaves one move of a spider on the board out of ``validmoves`` when there are four or more
   ignore-undo     answers ``undo`` with the GameString but undoes nothing
   late-time       answers ``bestmove time T`` two seconds after T
   no-exit         spins when its input ends instead of exiting (as MzingaCpp does)
@@ -74,7 +74,7 @@ def main() -> int:
                     out(board.game_string())
             elif cmd == "validmoves":
                 moves = [str(m) for m in board.legal_moves]
-                spider = [m for m in moves if m.startswith(("wS", "bS"))]
+                spider = [m for m in moves if m.startswith(("wS", "bS")) and board.cell_of(m.split()[0])]
                 if broken == "miss-spider" and len(spider) >= 4:
                     moves.remove(spider[-1])
                 out(";".join(moves) if moves else board.valid_moves_string())
