@@ -48,10 +48,10 @@ def main() -> int:
 
     board = None
     for line in sys.stdin:
-        words = line.split()
-        if not words:
+        cmd, _, rest = line.strip().partition(" ")
+        rest = rest.strip()
+        if not cmd:
             continue
-        cmd, rest = words[0], line.strip()[len(words[0]):].strip()
         if cmd == "exit":
             return 0
         try:
