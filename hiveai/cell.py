@@ -123,7 +123,7 @@ class Cell(NamedTuple):
         dq, dr = other.q - self.q, other.r - self.r
         return max(abs(dq), abs(dr), abs(dq + dr))
 
-    def __add__(self, direction: object) -> Cell:  # type: ignore[override]
+    def __add__(self, direction: object) -> Cell:
         if not isinstance(direction, Direction):
             return NotImplemented
         return self.neighbour(direction)

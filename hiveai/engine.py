@@ -258,11 +258,14 @@ class PlayResult:
     prints none), ``command`` the ``bestmove`` line sent and ``seconds`` the
     time from sending it to its ``ok``.
 
-    >>> PlayResult(None, [EngineLine("wS1", 1, 0.0, ["wS1"])], "bestmove depth 1", 0.01).depth
-    1
+    >>> from hiveai import Board
+    >>> move = Board("Base").parse_move("wS1")
+    >>> result = PlayResult(move, [EngineLine("wS1", 1, 0.0, ["wS1"])], "bestmove depth 1", 0.01)
+    >>> result.depth, result.pv
+    (1, ['wS1'])
     """
 
-    move: Move | None
+    move: Move
     info: list[EngineLine]
     command: str
     seconds: float
@@ -282,7 +285,7 @@ class PlayResult:
         """Principal variation of the deepest intermediate line (MoveStrings), else just the move."""
         if self.info and self.info[-1].pv:
             return list(self.info[-1].pv)
-        return [] if self.move is None else [str(self.move)]
+        return [str(self.move)]
 
 
 def _reap(proc: subprocess.Popen[bytes]) -> None:
@@ -311,13 +314,16 @@ def _pump_stdout(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
     lines.put(None)
 
 
-def _pump_stderr(stream: IO[bytes], kept: collections.deque[str], log: Callable[[str, str], None] | None) -> None:
-    """Reader thread: keep the last stderr lines (and show them to ``log``)."""
+def _pump_stderr(stream: IO[bytes], kept: collections.deque[str],
+                 log: list[Callable[[str, str], None] | None]) -> None:
+    """Reader thread: keep the last stderr lines (and show them to ``log[0]``, which the
+    engine's owner may replace, as a referee does for each game)."""
     for raw in iter(stream.readline, b""):
         text = raw.decode("utf-8", "replace").rstrip("\r\n")
         kept.append(text)
-        if log is not None:
-            log("stderr", text)
+        sink = log[0]
+        if sink is not None:
+            sink("stderr", text)
 
 
 class UhpEngine:
@@ -343,13 +349,14 @@ class UhpEngine:
     def __init__(self, command: Sequence[str], *, timeout: float = COMMAND_TIMEOUT,
                  startup_timeout: float = STARTUP_TIMEOUT, whole_seconds: bool = False,
                  cwd: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None,
-                 log: Callable[[str, str], None] | None = None, read_banner: bool = True) -> None:
+                 log: Callable[[str, str], None] | None = None, read_banner: bool = True,
+                 stderr_kept: int | None = STDERR_KEPT) -> None:
         """Start ``command`` and (unless ``read_banner`` is False) read its banner; see :func:`popen_uhp`."""
         self.command_line = list(command)
         self.timeout = timeout
         self.whole_seconds = whole_seconds
-        self.log = log
-        self.stderr_lines: collections.deque[str] = collections.deque(maxlen=STDERR_KEPT)
+        self._log: list[Callable[[str, str], None] | None] = [log]
+        self.stderr_lines: collections.deque[str] = collections.deque(maxlen=stderr_kept)
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         self._options: dict[str, EngineOption] | None = None
         self.banner: list[str] = []
@@ -361,14 +368,28 @@ class UhpEngine:
             raise EngineTerminatedError(f"cannot start {' '.join(self.command_line)}: {e}") from None
         self._finalizer = weakref.finalize(self, _reap, self.proc)
         # The reader threads get the streams, not self, so the finaliser can run while they wait.
-        threading.Thread(target=_pump_stdout, args=(self.proc.stdout, self._lines), daemon=True).start()
-        threading.Thread(target=_pump_stderr, args=(self.proc.stderr, self.stderr_lines, log), daemon=True).start()
+        self._readers = (
+            threading.Thread(target=_pump_stdout, args=(self.proc.stdout, self._lines), daemon=True),
+            threading.Thread(target=_pump_stderr, args=(self.proc.stderr, self.stderr_lines, self._log),
+                             daemon=True),
+        )
+        for reader in self._readers:
+            reader.start()
         if read_banner:
             try:
                 self.banner = self.read_block(startup_timeout, "start-up")
             except BaseException:
                 self.kill()
                 raise
+
+    @property
+    def log(self) -> Callable[[str, str], None] | None:
+        """The ``log(tag, text)`` hook (see :func:`popen_uhp`); may be replaced at any time."""
+        return self._log[0]
+
+    @log.setter
+    def log(self, hook: Callable[[str, str], None] | None) -> None:
+        self._log[0] = hook
 
     # -- what the banner says --------------------------------------------------------------
 
@@ -610,8 +631,11 @@ class UhpEngine:
         """The engine's move in ``board``'s position (left unchanged) within ``limit``.
 
         Sends ``newgame`` with the board's GameString, then ``bestmove``. Raises
-        EngineError if the answer is not a legal move of the board.
+        EngineError if the answer is not a legal move of the board, ValueError
+        (before sending anything) if the game is over.
         """
+        if board.is_game_over():
+            raise ValueError(f"the game is over ({board.state}): there is no move to ask for")
         self.newgame(board)
         lines, line, seconds = self.bestmove(limit, timeout)
         answer = next((ln for ln in reversed(lines) if ln.strip()), "")
@@ -653,14 +677,16 @@ class UhpEngine:
         if self.alive():
             self.proc.send_signal(sig)
 
-    def quit(self, grace: float = EXIT_GRACE) -> int | None:
-        """Send ``exit``, close stdin, wait up to ``grace`` seconds, kill if need be;
-        return the exit code (negative: killed by that signal)."""
+    def quit(self, grace: float = EXIT_GRACE, send_exit: bool = True) -> int | None:
+        """Send ``exit`` (unless ``send_exit`` is False: then only end of input), close
+        stdin, wait up to ``grace`` seconds, kill if need be; return the exit code
+        (negative: killed by that signal, so a test can tell a clean exit from a kill)."""
         if self.alive():
-            try:
-                self.send("exit")
-            except EngineTerminatedError:
-                pass
+            if send_exit:
+                try:
+                    self.send("exit")
+                except EngineTerminatedError:
+                    pass
             try:
                 assert self.proc.stdin is not None
                 self.proc.stdin.close()
@@ -671,6 +697,8 @@ class UhpEngine:
             except subprocess.TimeoutExpired:
                 pass
         self.kill()
+        for reader in self._readers:  # the process is gone: they reach EOF at once
+            reader.join(1.0)
         return self.proc.returncode
 
     close = quit
@@ -703,7 +731,8 @@ class UhpEngine:
 def popen_uhp(command: str | Sequence[str], *, timeout: float = COMMAND_TIMEOUT,
               startup_timeout: float = STARTUP_TIMEOUT, whole_seconds: bool = False,
               cwd: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None,
-              log: Callable[[str, str], None] | None = None) -> UhpEngine:
+              log: Callable[[str, str], None] | None = None, read_banner: bool = True,
+              stderr_kept: int | None = STDERR_KEPT) -> UhpEngine:
     """Start a UHP engine and read its banner: ``popen_uhp(["nokamute", "uhp"])``.
 
     ``command`` is the program and its arguments (a string is one program
@@ -712,6 +741,9 @@ def popen_uhp(command: str | Sequence[str], *, timeout: float = COMMAND_TIMEOUT,
     whole seconds (for nokamute; see the module docstring). ``env`` replaces
     the environment. ``log(tag, text)`` sees every line: ``>`` sent, ``<``
     received, ``stray`` (output between commands, dropped), ``stderr``.
+    ``read_banner=False`` leaves the banner unread (a conformance check reads it
+    itself with :meth:`UhpEngine.read_block`); ``stderr_kept`` is how many stderr
+    lines :meth:`UhpEngine.stderr_text` keeps (None: all).
 
     >>> import sys
     >>> with popen_uhp([sys.executable, "-m", "hiveai"]) as engine:
@@ -720,4 +752,4 @@ def popen_uhp(command: str | Sequence[str], *, timeout: float = COMMAND_TIMEOUT,
     """
     argv = [command] if isinstance(command, str) else list(command)
     return UhpEngine(argv, timeout=timeout, startup_timeout=startup_timeout, whole_seconds=whole_seconds,
-                     cwd=cwd, env=env, log=log)
+                     cwd=cwd, env=env, log=log, read_banner=read_banner, stderr_kept=stderr_kept)

@@ -69,11 +69,24 @@ def test_timeout_kills_the_engine():
     assert not engine.alive() and gone(engine.proc.pid)
 
 
+def running_with(argument: str) -> list[int]:
+    """Pids of live processes (zombies included) whose command line contains ``argument``."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if argument.encode() in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:  # it ended while we looked
+                pass
+    return pids
+
+
 def test_startup_hang_is_a_timeout_and_leaves_no_process(tmp_path):
-    pid_file = tmp_path / "pids"
+    marker = str(tmp_path / "pids")  # unique to this test: names the process in /proc
     with pytest.raises(EngineTimeoutError):
-        popen_uhp(fake("--hang-at-start", "--pid-file", str(pid_file)), startup_timeout=0.5)
-    assert gone(int(pid_file.read_text()))
+        popen_uhp(fake("--hang-at-start", "--pid-file", marker), startup_timeout=1.0)
+    assert running_with(marker) == []
 
 
 def test_crash_is_terminated_with_the_exit_code():
@@ -110,6 +123,14 @@ def test_an_illegal_best_move_is_an_engine_error():
     with popen_uhp(fake("--illegal-at", "0")) as engine:
         with pytest.raises(EngineError, match="'pass', not a legal move"):
             engine.play(Board("Base"), Limit(depth=1))
+
+
+def test_a_finished_game_is_refused_before_sending():
+    board = Board("Base")
+    while not board.is_game_over():  # the first legal move each ply: White wins at ply 14
+        board.push(board.legal_moves[0])
+    with popen_uhp(fake()) as engine, pytest.raises(ValueError, match="the game is over"):
+        engine.play(board, Limit(depth=1))
 
 
 def test_limits_uhp_cannot_say_are_refused_before_sending():
@@ -171,3 +192,35 @@ def test_bestmove_command_forms():
     assert UhpEngine.bestmove_command(Limit(time=3661.25)) == "bestmove time 01:01:01.2500000"
     assert UhpEngine.bestmove_command(Limit(time=0.2), whole_seconds=True) == "bestmove time 00:00:01"
     assert UhpEngine.bestmove_command(Limit(depth=0)) == "bestmove depth 0"
+
+
+# A tiny engine: echoes each command, says so on stderr, and after "stray" writes one more
+# line after its ok (output between commands, which command() must drop, logged as "stray").
+TINY = """
+import sys
+print("id tiny"); print("ok", flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if words == ["exit"]:
+        break
+    sys.stderr.write("got " + line); sys.stderr.flush()
+    print("echo " + line.strip()); print("ok", flush=True)
+    if words == ["stray"]:
+        print("late line", flush=True)
+"""
+
+
+def test_log_hook_stray_lines_and_stderr():
+    first, second = [], []
+    engine = popen_uhp([sys.executable, "-c", TINY], log=lambda tag, text: first.append((tag, text)),
+                       read_banner=False, stderr_kept=None)
+    assert engine.read_block() == ["id tiny"] and ("<", "ok") in first
+    engine.log = lambda tag, text: second.append((tag, text))
+    assert engine.command("stray") == ["echo stray"]
+    assert engine.poll_line(10) == "late line"
+    engine.send("ping")
+    assert engine.read_raw_line() == b"echo ping\n" and engine.read_line() == "ok"
+    assert engine.quit(send_exit=False) == 0  # end of input alone ends it cleanly
+    assert ("stray", "late line") in second and (">", "stray") not in first
+    assert ("stderr", "got ping") in second and engine.stderr_text().splitlines() == ["got stray", "got ping"]
+    assert gone(engine.proc.pid)

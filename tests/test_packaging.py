@@ -70,7 +70,8 @@ def installed_plays_book_moves(path_entry: Path, cwd: Path) -> None:
         board.push(board.legal_moves[0])
         expected = book.book_move(board, best_only=True)
         assert expected is not None
-        with popen_uhp([sys.executable, "-m", "hiveai"], env=env, cwd=cwd, startup_timeout=COLD) as engine:
+        with popen_uhp([sys.executable, "-m", "hiveai"], env=env, cwd=cwd, timeout=COLD,
+                       startup_timeout=COLD) as engine:
             engine.configure({"BookBestMoveOnly": True, "NumThreads": 1})
             # A depth no search reaches in the time allowed: only the book can answer.
             assert engine.play(board, Limit(depth=60), timeout=COLD).move == expected
@@ -119,7 +120,7 @@ def main() -> None:
     with hiveai.engine.popen_uhp([sys.executable, "-m", "hiveai"]) as engine:
         engine.configure({"UseBook": False})
         reply: hiveai.engine.PlayResult = engine.play(board, Limit(depth=1))
-        move: Move | None = reply.move
+        move: Move = reply.move
         print(engine.id, move)
 
 
