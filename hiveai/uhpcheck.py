@@ -353,7 +353,7 @@ class Checker:
         self.stop()
         slow = max(self.timeout, STARTUP_TIMEOUT)
         if not read_banner:
-            self._engine = UhpEngine(self.command_line, timeout=self.timeout, log=self._log, read_banner=False)
+            self._engine = popen_uhp(self.command_line, timeout=self.timeout, log=self._log, read_banner=False)
             return self._engine
         self._engine = popen_uhp(self.command_line, timeout=self.timeout, startup_timeout=slow, log=self._log)
         if warm:
