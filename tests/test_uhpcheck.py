@@ -130,3 +130,19 @@ def test_default_run_catches_each_fake(broken):
 def test_hiveai_passes_its_own_default_check():
     results = run_checks(HIVEAI)
     assert [r.line() for r in results if r.status == FAIL] == []
+
+
+def test_a_repetition_draw_is_recognised_by_the_position():
+    """The threefold-repetition note: a Draw that only a thrice-seen position explains."""
+    from hiveai.uhpcheck import game_string_problem, repetition_draw
+
+    board = Board("Base")
+    for move in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-"):
+        board.push(move)
+    assert not repetition_draw(board)
+    for _ in range(2):
+        for move in ("wQ \\wG1", "bQ bG1/", "wQ -wG1", "bQ bG1-"):
+            board.push(move)
+    assert repetition_draw(board)
+    claimed = board.game_string().replace("InProgress", "Draw")
+    assert game_string_problem(claimed, board).startswith("Draw;")
