@@ -651,8 +651,11 @@ def uhp_check(engine: tuple[str, ...], quick: bool, game_types: tuple[str, ...],
                                  param_hint="--case")
     start = time.monotonic()
     say = None if as_json else (lambda r: click.echo(r.line().split("\n")[0], err=True))
-    results = run_checks(list(engine), cases, quick=quick, game_type=game_types, seed=seed, timeout=timeout,
-                         progress=say)
+    try:
+        results = run_checks(list(engine), cases, quick=quick, game_type=game_types, seed=seed, timeout=timeout,
+                             progress=say)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--game-type") from None
     seconds = time.monotonic() - start
     if as_json:
         click.echo(to_json(results, seconds, engine))

@@ -507,7 +507,11 @@ class Checker:
                                       list(self.transcript)))
                 return results
             if self.only_types:
-                self.types = [t for t in self.types if t in self.only_types]
+                announced = self.types
+                self.types = [t for t in announced if t in self.only_types]
+                if not self.types:
+                    raise ValueError(f"the engine announces {', '.join(announced)}, not "
+                                     f"{', '.join(self.only_types)}")
             for c in CASES:
                 if names and c.name not in names:
                     continue
