@@ -780,6 +780,49 @@ def train(game_types: tuple[str, ...], games: int, selfplay_depth: int, label_de
         sys.exit(130)
 
 
+@main.command("uhp-check", context_settings={"ignore_unknown_options": True})
+@click.argument("engine", nargs=-1, required=True, type=click.UNPROCESSED, metavar="ENGINE_COMMAND...")
+@click.option("--quick", is_flag=True, help="The protocol and a few hundred positions (seconds).")
+@click.option("--game-type", "game_types", multiple=True, metavar="GAMETYPE",
+              help="Check only this game type (repeatable) [default: every type the engine announces].")
+@click.option("--seed", default=1, show_default=True, type=int, help="Seed of the random games.")
+@click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds a command may take before the engine counts as hung.")
+@click.option("--case", "cases", multiple=True, metavar="NAME", help="Run only this case (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object with every case, for scripts.")
+def uhp_check(engine: tuple[str, ...], quick: bool, game_types: tuple[str, ...], seed: int, timeout: float,
+              cases: tuple[str, ...], as_json: bool) -> None:
+    """Check a UHP engine's protocol and move generation; exit status 0 if it conforms.
+
+    Starts ENGINE_COMMAND (put it after `--` if it has options of its own) and
+    runs the cases of docs/engine-authors.md against it, hiveai's rules as the
+    reference. Example:
+
+    \b
+    hiveai uhp-check --quick -- nokamute uhp --num-threads=1
+    """
+    from hiveai.uhpcheck import CASES, FAIL, as_json as to_json, report, run_checks
+
+    names = {c.name for c in CASES}
+    bad = [c for c in cases if c not in names]
+    if bad:
+        raise click.BadParameter(f"unknown case {', '.join(bad)}; cases: {', '.join(c.name for c in CASES)}",
+                                 param_hint="--case")
+    start = time.monotonic()
+    say = None if as_json else (lambda r: click.echo(r.line().split("\n")[0], err=True))
+    try:
+        results = run_checks(list(engine), cases, quick=quick, game_type=game_types, seed=seed, timeout=timeout,
+                             progress=say)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--game-type") from None
+    seconds = time.monotonic() - start
+    if as_json:
+        click.echo(to_json(results, seconds, engine))
+    else:
+        click.echo("\n" + report(results, seconds))
+    sys.exit(1 if any(r.status == FAIL for r in results) else 0)
+
+
 def _keep_short_help_whole(group: click.Group) -> None:
     """click cuts a command's summary in a group's list to the terminal width,
     ending it with '...'; an explicit short_help is wrapped instead, whole."""

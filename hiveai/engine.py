@@ -473,6 +473,10 @@ class UhpEngine:
         raw = self.read_raw_line(timeout, what)
         return self._text(raw)
 
+    def pending_lines(self) -> int:
+        """How many stdout lines have arrived and not been read yet."""
+        return self._lines.qsize()
+
     def poll_line(self, timeout: float = 0.0) -> str | None:
         """A line the engine has written unasked within ``timeout`` seconds, else None
         (nothing is killed). EngineTerminatedError at EOF."""
