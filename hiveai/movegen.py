@@ -411,25 +411,26 @@ def _ant(b, ws, stamp, moves, n, p, src, max_steps):
     ws[WS_MARK + src] = stamp  # never a destination
     ws[WS_QUEUE] = src
     head, tail = 0, 1
-    # One pass per distance (the cells queued by the previous pass), so the
-    # limit costs a test per level, not per cell.
-    for _ in range(max_steps):
-        level_end = tail
+    level_end = 1  # end of the queued cells at the current distance
+    steps = 1  # distance of the cells now being queued
+    while head < tail:
         if head == level_end:
-            break
-        while head < level_end:
-            c = ws[WS_QUEUE + head]
-            head += 1
-            m = slide_directions(b, c, src)
-            for d in range(6):
-                if (m >> d) & 1:
-                    nc = _nb(c, d)
-                    if ws[WS_MARK + nc] != stamp:
-                        ws[WS_MARK + nc] = stamp
-                        ws[WS_QUEUE + tail] = nc
-                        tail += 1
-                        moves[n] = (p << MOVE_PIECE_SHIFT) | nc
-                        n += 1
+            if steps == max_steps:
+                break
+            steps += 1
+            level_end = tail
+        c = ws[WS_QUEUE + head]
+        head += 1
+        m = slide_directions(b, c, src)
+        for d in range(6):
+            if (m >> d) & 1:
+                nc = _nb(c, d)
+                if ws[WS_MARK + nc] != stamp:
+                    ws[WS_MARK + nc] = stamp
+                    ws[WS_QUEUE + tail] = nc
+                    tail += 1
+                    moves[n] = (p << MOVE_PIECE_SHIFT) | nc
+                    n += 1
     return n
 
 
