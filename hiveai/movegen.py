@@ -411,25 +411,26 @@ def _ant(b, ws, stamp, moves, n, p, src, max_steps):
     ws[WS_MARK + src] = stamp  # never a destination
     ws[WS_QUEUE] = src
     head, tail = 0, 1
-    # One pass per distance (the cells queued by the previous pass), so the
-    # limit costs a test per level, not per cell.
-    for _ in range(max_steps):
-        level_end = tail
+    level_end = 1  # end of the queued cells at the current distance
+    steps = 1  # distance of the cells now being queued
+    while head < tail:
         if head == level_end:
-            break
-        while head < level_end:
-            c = ws[WS_QUEUE + head]
-            head += 1
-            m = slide_directions(b, c, src)
-            for d in range(6):
-                if (m >> d) & 1:
-                    nc = _nb(c, d)
-                    if ws[WS_MARK + nc] != stamp:
-                        ws[WS_MARK + nc] = stamp
-                        ws[WS_QUEUE + tail] = nc
-                        tail += 1
-                        moves[n] = (p << MOVE_PIECE_SHIFT) | nc
-                        n += 1
+            if steps == max_steps:
+                break
+            steps += 1
+            level_end = tail
+        c = ws[WS_QUEUE + head]
+        head += 1
+        m = slide_directions(b, c, src)
+        for d in range(6):
+            if (m >> d) & 1:
+                nc = _nb(c, d)
+                if ws[WS_MARK + nc] != stamp:
+                    ws[WS_MARK + nc] = stamp
+                    ws[WS_QUEUE + tail] = nc
+                    tail += 1
+                    moves[n] = (p << MOVE_PIECE_SHIFT) | nc
+                    n += 1
     return n
 
 
@@ -706,8 +707,7 @@ def is_legal_placement(b, ws, moves, n, mv):
         return HOLE_BIT[(dest - _first_cell(b)) & CELL_MASK] != 0
     if b[NBR + dest] & ALL_NEIGHBOURS == 0 or not _touches_only_own(b, dest, side):
         return False
-    gt = b[GAME_TYPE]
-    if (gt & GAME_TYPE_BITS) == CRITTERS and (gt & RELAX_SUICIDE) == 0:
+    if _is_critters(b) and (b[GAME_TYPE] & RELAX_SUICIDE) == 0:
         moves[n] = mv
         return _drop_suicides(b, moves, n, n + 1, side) == n + 1
     return True
@@ -716,11 +716,16 @@ def is_legal_placement(b, ws, moves, n, mv):
 @njit(cache=True)
 def _placeable(b, ws, side):
     """Pieces side may place now (lowest number of each bug); returns the count."""
+    return _placeable_in(b, ws, side, _is_critters(b))
+
+
+@njit(cache=True, inline="always")
+def _placeable_in(b, ws, side, critters):
+    """_placeable with the game type's Critters test given (a constant where inlined)."""
     base = side * PIECES_PER_COLOUR
     turn = b[PLY] // 2 + 1
     queen_in_hand = b[POS + base] < 0
     gt = b[GAME_TYPE]
-    critters = (gt & GAME_TYPE_BITS) == CRITTERS
     k = 0
     for kind in range(N_KINDS):
         if critters:
@@ -748,6 +753,21 @@ def _placeable(b, ws, side):
 # --- Everything -------------------------------------------------------------
 
 
+# Critters without a cost to the standard types: each generator's body below
+# takes ``critters`` as an argument and is inlined (numba's inline="always",
+# at the IR level) into one caller passing False and one passing True, after
+# a single test of the game type. LLVM then folds the Critters tests out of
+# the standard copy, which is as lean as before Critters existed, and keeps
+# the whole generation in one function (a call between numba functions costs
+# a status check and reference-count calls on every array argument).
+
+
+@njit(cache=True)
+def _is_critters(b):
+    """Whether the game type (RELAX_* bits aside) is Critters."""
+    return (b[GAME_TYPE] & GAME_TYPE_BITS) == CRITTERS
+
+
 @njit(cache=True)
 def generate_moves(b, ws, moves, n):
     """Append all legal moves of the side to move (not PASS) to moves[n:].
@@ -755,16 +775,38 @@ def generate_moves(b, ws, moves, n):
     Returns the new end. The caller decides what no moves means (a pass) and
     must not call this on a finished game.
     """
-    return generate_movements(b, ws, moves, generate_placements(b, ws, moves, n), -1)
+    if _is_critters(b):
+        return _critters_moves_all(b, ws, moves, n)
+    return _movements(b, ws, moves, _placements(b, ws, moves, n, False), -1, False)
+
+
+@njit(cache=True)
+def _critters_moves_all(b, ws, moves, n):
+    """generate_moves in Critters."""
+    return _movements(b, ws, moves, _placements(b, ws, moves, n, True), -1, True)
 
 
 @njit(cache=True)
 def generate_placements(b, ws, moves, n):
     """The placements of generate_moves alone, appended at moves[n:]; returns the new end."""
+    if _is_critters(b):
+        return _critters_placements(b, ws, moves, n)
+    return _placements(b, ws, moves, n, False)
+
+
+@njit(cache=True)
+def _critters_placements(b, ws, moves, n):
+    """generate_placements in Critters."""
+    return _placements(b, ws, moves, n, True)
+
+
+@njit(cache=True, inline="always")
+def _placements(b, ws, moves, n, critters):
+    """generate_placements' body; ``critters`` is the game type's test (a constant where inlined)."""
     renew_stamps(ws)
     side = b[PLY] & 1
     start = n
-    npl = _placeable(b, ws, side)
+    npl = _placeable_in(b, ws, side, critters)
     if npl > 0:
         ncells = _placement_cells(b, ws, side)
         for i in range(npl):
@@ -772,8 +814,7 @@ def generate_placements(b, ws, moves, n):
             for j in range(ncells):
                 moves[n] = (p << MOVE_PIECE_SHIFT) | ws[WS_QUEUE + j]
                 n += 1
-    gt = b[GAME_TYPE]
-    if (gt & GAME_TYPE_BITS) == CRITTERS and (gt & RELAX_SUICIDE) == 0:
+    if critters and (b[GAME_TYPE] & RELAX_SUICIDE) == 0:
         n = _drop_suicides(b, moves, start, n, side)
     return n
 
@@ -787,12 +828,25 @@ def generate_movements(b, ws, moves, n, pinned):
     (find_pinned, pinned_after_move), else -1. The mask used is left in
     ws[WS_PINNED] (-1 before the queen is down: nothing moves, no mask).
     """
+    if _is_critters(b):
+        return _critters_movements(b, ws, moves, n, pinned)
+    return _movements(b, ws, moves, n, pinned, False)
+
+
+@njit(cache=True)
+def _critters_movements(b, ws, moves, n, pinned):
+    """generate_movements in Critters."""
+    return _movements(b, ws, moves, n, pinned, True)
+
+
+@njit(cache=True, inline="always")
+def _movements(b, ws, moves, n, pinned, critters):
+    """generate_movements' body; ``critters`` is the game type's test (a constant where inlined)."""
     renew_stamps(ws)
     side = b[PLY] & 1
     base = side * PIECES_PER_COLOUR
     start = n
     gt = b[GAME_TYPE]
-    critters = (gt & GAME_TYPE_BITS) == CRITTERS
     ws[WS_PINNED] = -1
     if b[POS + base] < 0:
         return n  # no movement before the queen is down (nor a queen to surround)

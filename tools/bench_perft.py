@@ -3,6 +3,16 @@
 
     python tools/bench_perft.py            # Base perft 6, Base+MLP perft 5, 32 random positions at depth 3
     python tools/bench_perft.py --quick    # Base perft 5, Base+MLP perft 4, random positions at depth 2
+    python tools/bench_perft.py --compare OLD/bin/python NEW/bin/python --runs 5
+
+``--compare`` times two (or more) installed builds against each other, each
+interpreter importing its own ``hiveai``: Base perft 7 from the empty board,
+and perft 4 summed over the bench's standard mid-game positions
+(hiveai.bench), in alternating runs (A B A B ...) so that a change in the
+machine's load hits both alike. It prints each build's median and range of
+wall-clock and CPU seconds (CPU time is the steadier figure on a shared
+machine: it leaves out the time spent waiting for a core) and stops with an
+error if two builds count different leaves.
 
 Every perft figure is single-threaded and measured after a warm-up call, so
 compile time is excluded. Compile time is measured in a subprocess with
@@ -85,12 +95,78 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     return env
 
 
+# Run by each build's interpreter in --compare: perft from the empty board and
+# over the given mid-game GameStrings, after a warm-up, as one JSON line.
+COMPARE_SNIPPET = """
+import json, sys, time
+from hiveai.board import Board
+game_type, start_depth, mid_depth, games = json.loads(sys.argv[1])
+start = Board(game_type)
+mids = [Board.from_game_string(g) for g in games]
+for b in [start, *mids]:
+    b.perft(2)
+out = {}
+for name, boards, depth in (("start", [start], start_depth), ("mid", mids, mid_depth)):
+    t, c = time.perf_counter(), time.process_time()
+    leaves = sum(b.perft(depth) for b in boards)
+    out[name] = [leaves, time.perf_counter() - t, time.process_time() - c]
+print(json.dumps(out))
+"""
+
+
+def compare(pythons: list[str], runs: int, start_depth: int, mid_depth: int) -> int:
+    """Alternating runs of COMPARE_SNIPPET under each interpreter; prints medians and ranges."""
+    import json
+    import statistics
+
+    sys.path.insert(0, str(ROOT))
+    from hiveai.bench import POSITIONS
+
+    games = [p.game for p in POSITIONS if p.midgame and "Critters" not in p.game]
+    arg = json.dumps(["Base", start_depth, mid_depth, games])
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    leaves: dict[str, set[int]] = {"start": set(), "mid": set()}
+    for run in range(runs):
+        for python in pythons:
+            done = subprocess.run([python, "-c", COMPARE_SNIPPET, arg], capture_output=True, text=True,
+                                  cwd=tempfile.gettempdir())  # not ROOT: each build imports its own hiveai
+            if done.returncode != 0:
+                sys.exit(f"{python} failed:\n{done.stderr}")
+            for name, (n, wall, cpu) in json.loads(done.stdout).items():
+                leaves[name].add(n)
+                times.setdefault((python, name), []).append((wall, cpu))
+            print(f"run {run + 1}/{runs} {python}: " + "  ".join(
+                f"{name} {w:.3f} s wall {c:.3f} s cpu" for (py, name), v in times.items() if py == python
+                for w, c in v[-1:]), flush=True)
+    for name, counts in leaves.items():
+        if len(counts) != 1:
+            print(f"builds disagree on the {name} leaf count: {sorted(counts)}")
+            return 1
+    print(f"\nBase perft {start_depth} from the empty board: {leaves['start'].pop():,} leaves; "
+          f"perft {mid_depth} over {len(games)} mid-game positions: {leaves['mid'].pop():,} leaves")
+    for name in ("start", "mid"):
+        for python in pythons:
+            wall = [w for w, _ in times[(python, name)]]
+            cpu = [c for _, c in times[(python, name)]]
+            print(f"{name:5}  {python}: wall median {statistics.median(wall):.3f} s "
+                  f"({min(wall):.3f}-{max(wall):.3f}), cpu median {statistics.median(cpu):.3f} s "
+                  f"({min(cpu):.3f}-{max(cpu):.3f})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller depths (seconds instead of a minute)")
     parser.add_argument("--no-compile", action="store_true", help="skip the compile and start-up subprocesses")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per benchmark; the best is shown")
+    parser.add_argument("--compare", nargs="+", metavar="PYTHON",
+                        help="time these interpreters' installed hiveai against each other, alternating")
+    parser.add_argument("--runs", type=int, default=5, help="alternating rounds for --compare")
+    parser.add_argument("--start-depth", type=int, default=7, help="--compare: Base perft depth from the empty board")
+    parser.add_argument("--mid-depth", type=int, default=4, help="--compare: perft depth on the mid-game positions")
     args = parser.parse_args(argv)
+    if args.compare:
+        return compare(args.compare, max(1, args.runs), args.start_depth, args.mid_depth)
 
     sys.path.insert(0, str(ROOT))
     from hiveai.board import Board
