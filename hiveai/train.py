@@ -300,7 +300,8 @@ def train(out: str | Path, game_types: list[str], games: int, *, selfplay_depth:
         canonical = [Board(t).game_type_string for t in game_types]
         tasks = selfplay_tasks(canonical, games, seed, selfplay_depth, random_plies, use_book)
         say(f"Self-play: {len(tasks)} games ({games} per game type, depth {selfplay_depth}) in {out}/{GAMES_FILE}")
-        records = selfplay(out, tasks, concurrency=concurrency, cluster=cluster, on_game=_progress(say, "games"))
+        records = selfplay(out, tasks, concurrency=concurrency, cluster=cluster, on_game=_progress(say, "games"),
+                           locked=True)
         say(f"Labels: positions every {sample_every} plies from ply {MIN_SAMPLE_PLY}, searched to depth "
             f"{label_depth}, in {out}/{LABELS_FILE}")
         label_began = time.monotonic()

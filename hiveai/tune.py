@@ -154,13 +154,16 @@ def load_games(path: Path, required: tuple[str, ...] = ("id", "moves")) -> list[
 
 
 def selfplay(out: str | Path, tasks: list[SelfPlayTask], *, concurrency: int = 1, cluster: str | None = None,
-             on_game: Callable[[dict, int, int], None] | None = None) -> list[dict]:
+             on_game: Callable[[dict, int, int], None] | None = None, locked: bool = False) -> list[dict]:
     """Play the tasks not yet in ``out``/games.jsonl; returns every record there.
 
     ``on_game(record, done, total)`` is called after each game is saved. The
     folder is locked meanwhile: :class:`hiveai.durable.LockedError` if another
-    run holds it.
+    run holds it. ``locked``: the caller holds the folder's lock already (a
+    lock is per open file, so this process taking it again would fail).
     """
+    if locked:
+        return _selfplay(Path(out), tasks, concurrency, cluster, on_game)
     with DirectoryLock(out):
         return _selfplay(Path(out), tasks, concurrency, cluster, on_game)
 

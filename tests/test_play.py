@@ -257,6 +257,7 @@ def test_import_step_and_play_on_from_the_tenth_move(client):
 
 
 def test_a_record_with_an_illegal_move_is_reported_with_its_move_number(client):
+    text = SURROUND_GAME.read_text().replace("5. wQ ", "5. wQ -bQ bogus ", 1)  # no MoveString at all
     lines = SURROUND_GAME.read_text().splitlines()
     move5 = next(i for i, ln in enumerate(lines) if ln.startswith("5. "))
     lines[move5] = "5. wQ bQ-"  # the black queen's east is not where a white queen may go
