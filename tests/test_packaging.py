@@ -45,9 +45,14 @@ def source_copy(tmp_path: Path) -> Path:
 
 
 def pip_install(src: Path, *args: str, python: Path | None = None) -> None:
-    """``pip install`` the copy ``src`` (into ``python``'s environment if given)."""
+    """``pip install`` the copy ``src`` (into ``python``'s environment if given).
+
+    ``--ignore-installed``: without it, ``pip install --prefix DIR`` first uninstalls the
+    hiveai of the environment running the tests, which every later test then misses.
+    """
     into = [] if python is None else ["--python", str(python)]
-    subprocess.run([sys.executable, "-m", "pip", *into, "install", "--no-deps", "-q", *args, str(src)],
+    subprocess.run([sys.executable, "-m", "pip", *into, "install", "--no-deps", "--ignore-installed", "-q", *args,
+                    str(src)],
                    check=True, cwd=src.parent)
 
 
