@@ -204,6 +204,20 @@ class Setup:
             return str(e)
         return None
 
+    def sketch(self) -> Board:
+        """The pieces on a board, unchecked beyond their names and levels: a picture of a half-made
+        set-up (an editor's). Play from :meth:`board` only."""
+        gt = self.game_type
+        board = Board(game_type_string(gt))
+        b = board._b
+        for cell, stack in self.stacks().items():
+            for name in stack:
+                _drop(b, parse_piece(name, gt), cell_index(cell))
+        b[PLY] = max(0, self.ply())
+        b[HASH] = recompute_hash(b)  # the pieces' terms and the side to move's
+        board._changed()
+        return board
+
     def board(self) -> Board:
         """The position as a :class:`~hiveai.board.Board` (no moves played yet; its :attr:`~Board.setup`
         is this set-up's text); SetupError naming the problem if no game could reach it."""
@@ -215,16 +229,8 @@ class Setup:
         _check_connected(stacks)
         if self.turn_number is not None and self.turn_number < 1:
             raise SetupError(f"A turn number starts at 1, not {self.turn_number}.")
-        ply = self.ply()
-        self._check_turns(pieces, ply)
-        board = Board(game_type_string(gt))
-        b = board._b
-        for cell, stack in stacks.items():
-            for name in stack:
-                _drop(b, parse_piece(name, gt), cell_index(cell))
-        b[PLY] = ply
-        b[HASH] = recompute_hash(b)  # the pieces' terms and the side to move's
-        board._changed()
+        self._check_turns(pieces, self.ply())
+        board = self.sketch()
         if board.result != IN_PROGRESS:
             raise SetupError(f"The game would be over already: {board.outcome()}.")
         board._setup = str(self)

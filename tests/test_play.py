@@ -297,6 +297,62 @@ def test_games_are_listed_and_reopened_after_a_restart(tmp_path):
         assert c.get("/api/game/999").status_code == 400
 
 
+# --- set-up positions --------------------------------------------------------------------------
+
+SETUP = "Base+MLP;White;wS1@0,0;bS1@1,0;wQ@-1,0;bQ@2,0;wB1@-1,0"  # the beetle on its queen
+
+
+def test_the_editor_draws_a_set_up_with_its_cells_and_hands(client):
+    view = client.post("/api/setup", json={"setup": SETUP}).json()
+    assert view["problem"] is None and view["setup"] == "Base+MLP;White[5];wQ@-1,0;wB1@-1,0;wS1@0,0;bS1@1,0;bQ@2,0"
+    targets = {(q, r): height for q, r, x, y, height in view["targets"]}
+    assert targets[(-1, 0)] == 2 and targets[(3, 0)] == 0 and (5, 5) not in targets  # the hive and around it
+    assert dict((k, left) for k, left, total in view["hand"]["white"])["wB"] == 1
+    assert ["wB", -1, 0] in view["entries"] and "<svg" in view["svg"]
+    empty = client.post("/api/setup", json={"setup": "Critters;Black"}).json()
+    assert [t[:2] for t in empty["targets"]] == [[0, 0]] and empty["problem"]  # Black cannot move first
+
+
+@pytest.mark.parametrize("setup, words", [
+    ("Base;White;wQ@0,0;bQ@1,0;wS1@3,0;bS1@-1,0", "The hive is in 2 parts"),
+    ("Base;White;wQ@0,0;bQ@1,0;wS1@-1,0;bS1@2,0;wA1@-1,0", "only a beetle or a mosquito can climb"),
+    ("Base;White;wA1@0,0;bA1@1,0;wA2@-1,0;bA2@2,0;wA3@-2,0;bA3@3,0;wS1@-3,0;bQ@4,0", "queen must be placed"),
+    ("Base;White;wA1@0,0;wA2@1,0;wA3@2,0;wA@3,0", "Too many white Ants"),
+])
+def test_an_impossible_set_up_is_named_and_starts_no_game(client, setup, words):
+    view = client.post("/api/setup", json={"setup": setup}).json()  # drawn with its problem, or refused
+    assert words in (view.get("problem") or view["error"])
+    before = client.get("/api/games").json()["games"]
+    r = client.post("/api/new", json={"setup": setup, "colour": "people"})
+    assert r.status_code == 400 and words in r.json()["error"]
+    assert client.get("/api/games").json()["games"] == before
+
+
+def test_a_set_up_game_plays_undoes_steps_and_reopens(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    with TestClient(create_app(GameStore(path), FirstMove())) as c:
+        state = c.post("/api/new", json={"setup": SETUP, "colour": "white", "level": 1}).json()
+        gid = state["id"]
+        assert state["setup"].startswith("Base+MLP;White[5]") and state["ply"] == 0 and state["picks"]
+        assert "wB1 wS1" in [m[0] for m in state["picks"]["wB1"]]  # the beetle on the queen climbs down or on
+        c.post(f"/api/game/{gid}/move", json={"move": "wB1 wS1"})
+        state = wait_for(c, gid, lambda s: s["ply"] == 2)
+        assert c.get(f"/api/game/{gid}/at/0").json()["gamestring"] == "Base+MLP;InProgress;White[5]"
+        r = c.post(f"/api/game/{gid}/undo").json()
+        assert r["ply"] == 0 and r["history"] == []
+        r = c.post(f"/api/game/{gid}/undo")
+        assert r.status_code == 400 and "set-up" in r.json()["error"]
+        assert c.get(f"/api/game/{gid}/pgn").status_code == 400
+        c.post(f"/api/game/{gid}/move", json={"move": "wB1 wS1"})
+        wait_for(c, gid, lambda s: s["ply"] == 2)
+        on = c.post(f"/api/game/{gid}/playon", json={"ply": 1}).json()
+        assert on["setup"] == state["setup"] and on["history"] == ["wB1 wS1"]
+    with TestClient(create_app(GameStore(path), FirstMove())) as c:
+        again = c.get(f"/api/game/{gid}").json()
+        assert again["setup"] == state["setup"] and len(again["history"]) == 2
+        assert c.post("/api/setup", json={"game_id": gid}).json()["problem"] is None
+
+
 # --- security -------------------------------------------------------------------------------
 
 

@@ -177,6 +177,9 @@ class UhpEngine(EngineSide):
         from hiveai.engine import UnsupportedLimitError
         from hiveai.limit import Limit
 
+        if board.setup:
+            raise ValueError("a set-up position cannot be given to a UHP engine: UHP's newgame takes a move "
+                             "list from the empty board")
         engine = self._backend_or_raise()
         call = engine.analyse if analyse else engine.play
         # Room for an engine that loads its search on the first bestmove (hiveai compiles or reads its kernels).

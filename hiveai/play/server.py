@@ -115,7 +115,7 @@ class PlayServer:
     # --- games ---------------------------------------------------------------------
 
     def _load(self, game_id: int) -> _Live:
-        from hiveai.board import Board
+        from hiveai.notation import read_game_string
         from hiveai.play.session import Game, Players
 
         if game_id in self.live:
@@ -124,7 +124,9 @@ class PlayServer:
         if stored is None:
             raise BadRequest(f"There is no game {game_id}.")
         try:
-            board = Board.from_game_string(stored.game_string)
+            board = _start_board(stored.settings.get("setup"), stored.game_string)
+            for move in read_game_string(stored.game_string).moves:
+                board.play(move)
         except HiveError as e:
             raise BadRequest(f"Game {game_id} cannot be replayed: {e}") from None
         game = Game(board, Players.from_dict(stored.settings), Game.parse_outcome(stored.outcome), game_id)
@@ -323,8 +325,11 @@ class PlayServer:
         from hiveai.pages import review_page
 
         g = live.game
-        if not g.board.ply:
+        if not g.board.move_history:
             raise BadRequest("There is no move to review yet.")
+        if g.board.setup:
+            raise BadRequest("The review replays a game from the empty board; this one starts from a "
+                             "set-up position (analyse it instead).")
         record = GameRecord.from_board(g.board, g.end.result if g.end else None)
         live.review = "running"
 
@@ -338,33 +343,22 @@ class PlayServer:
 
     def play_on(self, live: _Live, data: dict) -> _Live:
         """A new game from the first ``ply`` moves of ``live``'s, the person taking the side to move."""
-        from hiveai.board import Board
         from hiveai.play.session import Players
 
         g = live.game
         try:
-            ply = int(data.get("ply", g.board.ply))
+            ply = int(data.get("ply", len(g.board.move_history)))
         except (TypeError, ValueError):
             raise BadRequest(f"ply must be a whole number, not {data.get('ply')!r}.") from None
-        if not 0 <= ply <= g.board.ply:
-            raise BadRequest(f"ply must be 0 to {g.board.ply}, not {ply}.")
-        board = Board(g.board.game_type_string)
-        for move in g.board.move_history[:ply]:
-            board.play(move)
+        board = g.board_at(ply)
         colour = data.get("colour") or ("white", "black")[board.turn]
         players = Players.from_colour(colour, data.get("level", g.players.level), data.get("seconds"))
         return self.new_game(board, players)
 
     def at(self, live: _Live, ply: int) -> dict:
-        from hiveai.board import Board
         from hiveai.play.session import Game
 
-        g = live.game
-        if not 0 <= ply <= g.board.ply:
-            raise BadRequest(f"ply must be 0 to {g.board.ply}, not {ply}.")
-        board = Board(g.board.game_type_string)
-        for move in g.board.move_history[:ply]:
-            board.play(move)
+        board = live.game.board_at(ply)
         return {"ply": ply, "gamestring": board.game_string(), "svg": Game(board).svg()}
 
 
@@ -494,13 +488,34 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         data = await _body(request)
         players = Players.from_colour(str(data.get("colour") or "white"), data.get("level", 5), data.get("seconds"))
         text = str(data.get("gamestring") or "").strip()
-        if text:
+        setup = str(data.get("setup") or "").strip()
+        if setup:
+            from hiveai.setup import set_up
+
+            board = set_up(setup)  # SetupError (a HiveError) names what no game could reach
+        elif text:
             board = _board_from_text(text)
         else:
             board = Board(parse_game_type(str(data.get("game") or "Base+MLP")))
         live = server.new_game(board, players)
         server._changed(live)
         return JSONResponse(server.state(live))
+
+    async def setup(request: Request) -> Response:
+        data = await _body(request)
+        if data.get("game_id") is not None:  # the editor opened on a game's position
+            from hiveai.setup import Setup
+
+            try:
+                live = server._load(int(data["game_id"]))
+            except (TypeError, ValueError):
+                raise BadRequest(f"game_id must be a game's number, not {data['game_id']!r}.") from None
+            text = str(Setup.from_board(live.game.board))
+        else:
+            text = data.get("setup")
+            if not isinstance(text, str) or not text.strip():
+                raise BadRequest('Give a set-up, e.g. {"setup": "Base+MLP;White;wQ@0,0;bQ@1,0"}.')
+        return JSONResponse(setup_view(text))
 
     async def games(request: Request) -> Response:
         from hiveai.play.session import Players
@@ -537,6 +552,9 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
 
         live = server._load(_game_id(request))
         g = live.game
+        if g.board.setup:
+            raise BadRequest("A game from a set-up position has no PGN: a PGN record starts from the empty "
+                             f"board. Its position: {g.board.setup}")
         stored = store.get(g.id)
         tags = {"Site": "hiveai play", "Event": f"Game {g.id}",
                 "Date": time.strftime("%Y.%m.%d", time.localtime(stored.created if stored else time.time())),
@@ -595,6 +613,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         Route("/static/{name}", static),
         Route("/api/new", guarded(new), methods=["POST"]),
         Route("/api/import", guarded(import_record), methods=["POST"]),
+        Route("/api/setup", guarded(setup), methods=["POST"]),
         Route("/api/games", guarded(games)),
         Route("/api/game/{game_id:int}", guarded(game)),
         Route("/api/game/{game_id:int}/at/{ply:int}", guarded(at)),
@@ -642,6 +661,47 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
 
 _NO_FRAMES = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
               "Cache-Control": "no-cache"}
+
+
+def setup_view(text: str) -> dict:
+    """The set-up editor's picture of set-up ``text``: the drawing, each cell a piece may go on
+    (the hive's cells and the empty ones around it, or the first cell) with its centre in the
+    drawing, the pieces left in hand by kind, and what, if anything, no game could reach.
+    SetupError (a 400) if the text names no pieces of the game."""
+    from hiveai.bug import COLOUR_LETTERS, KIND_LETTERS, PIECES_PER_COLOUR, kind_of, piece_in_game
+    from hiveai.cell import Cell, cell_index
+    from hiveai.play.session import PAGE_COLORS
+    from hiveai.setup import Setup
+    from hiveai.svg import board as board_svg
+    from hiveai.svg import cell_centres
+
+    setup = Setup.parse(text)
+    sketch = setup.sketch()
+    stacks = setup.stacks()
+    cells = set(stacks) | {n for c in stacks for n in c.neighbours()} if stacks else {Cell(0, 0)}
+    centres = cell_centres(sketch, [cell_index(c) for c in cells])
+    targets = [[c.q, c.r, *centres[cell_index(c)], len(stacks.get(c, ()))] for c in sorted(cells, key=lambda c: (c.r, c.q))]
+    hand: dict[str, list] = {}
+    for colour, letter in enumerate(COLOUR_LETTERS):
+        counts: dict[str, list[int]] = {}  # kind letter -> [left in hand, in the game]
+        for p in range(colour * PIECES_PER_COLOUR, (colour + 1) * PIECES_PER_COLOUR):
+            if piece_in_game(p, sketch.game_type):
+                counts.setdefault(KIND_LETTERS[kind_of(p, sketch.game_type)], [0, 0])[1] += 1
+        for piece in sketch.pieces_in_hand(colour):
+            counts[str(piece)[1]][0] += 1
+        hand[("white", "black")[colour]] = [[letter + k, *v] for k, v in counts.items()]
+    entries = [[name[:2], c.q, c.r] for c in sorted(stacks, key=lambda c: (c.r, c.q)) for name in stacks[c]]
+    return {"setup": str(setup), "problem": setup.problem(), "game_type": sketch.game_type_string,
+            "turn": ("white", "black")[setup.turn], "entries": entries, "targets": targets, "hand": hand,
+            "svg": board_svg(sketch, colors=PAGE_COLORS, lastmove=False)}
+
+
+def _start_board(setup: str | None, game_string: str) -> Board:
+    """Where a stored game starts: its set-up position, or the empty board of its GameString's type."""
+    from hiveai.board import Board
+    from hiveai.setup import set_up
+
+    return set_up(setup) if setup else Board(game_string.split(";", 1)[0])
 
 
 def _board_from_text(text: str) -> Board:
