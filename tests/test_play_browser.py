@@ -253,6 +253,75 @@ def test_play_on_from_the_tenth_move_of_an_imported_game(driver, server):
     assert page.console_errors() == []
 
 
+def drag(driver, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Press at ``start``, drag in steps to ``end``, let go (page coordinates; pointer events, as a mouse makes)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    board = driver.find_element(By.ID, "board")
+    box = driver.execute_script("var r = arguments[0].getBoundingClientRect();"
+                                "return [r.left + r.width / 2, r.top + r.height / 2];", board)
+
+    def at(point):  # offsets from the board's centre, as Selenium's actions count them
+        return int(point[0] - box[0]), int(point[1] - box[1])
+
+    (x0, y0), (x1, y1) = at(start), at(end)
+    (ActionChains(driver).move_to_element_with_offset(board, x0, y0).click_and_hold()
+     .move_by_offset(4, 4).move_by_offset((x1 - x0 - 4) // 2, (y1 - y0 - 4) // 2)
+     .move_to_element_with_offset(board, x1, y1).pause(0.05).release().perform())
+
+
+CENTRE = "var r = arguments[0].getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2];"
+
+
+def test_set_up_a_position_in_the_editor_then_play_it_by_drag(driver, server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    page = Page(driver, server)
+    page.open()
+    page.click('[data-action="setup"]')
+    Select(driver.find_element(By.CSS_SELECTOR, '[data-setup="game"]')).select_by_visible_text("Base")
+    problem = "return document.getElementById('setupproblem').getAttribute('data-setup-problem')"
+    position = "return document.getElementById('setupboard').getAttribute('data-setup-position')"
+
+    def put(piece: str, cell: str) -> None:
+        before = page.js(position)
+        tool = driver.find_element(By.CSS_SELECTOR, f'[data-setup-piece="{piece}"]')
+        if tool.get_attribute("aria-pressed") != "true":
+            tool.click()
+        page.click(f'[data-setup-cell="{cell}"]')
+        page.until(lambda: page.js(position) != before, f"{piece} on {cell}")
+
+    page.until(lambda: page.js(position) == "Base;White[1]", "the empty set-up board")
+    for piece, cell in (("wQ", "0,0"), ("bQ", "1,0"), ("wS", "-1,0"), ("bS", "2,0"), ("wB", "-1,0")):
+        put(piece, cell)
+    assert page.js(problem) == "" and page.js(position).endswith("wS1@-1,0;wB1@-1,0;wQ@0,0;bQ@1,0;bS1@2,0")
+    put("remove", "0,0")  # the queen between them: the hive falls in two
+    assert "The hive is in 2 parts" in page.js(problem)
+    put("wQ", "0,0")
+    assert page.js(problem) == ""
+    Select(driver.find_element(By.ID, "setuplevel")).select_by_visible_text("1")
+    page.click('[data-action="setup-play"]')
+    page.until(lambda: page.js("return document.getElementById('board').getAttribute('data-setup')"), "the set-up game")
+    page.wait_for_my_move()
+    # Drag the beetle down from its spider onto a lit cell, then a piece from the hand. Where each
+    # destination lights up is read first (a click picks, a second lets go), then the piece is
+    # dragged there unpicked: the drag lights the destinations itself.
+    for piece in ("wB1", "wA1"):
+        before = page.gamestring()
+        source = driver.find_element(By.CSS_SELECTOR, f'#board [data-piece="{piece}"] use')
+        page.click(f'#board [data-piece="{piece}"]')
+        move = page.destinations()[-1]
+        end = page.js(CENTRE, driver.find_element(By.CSS_SELECTOR, f'#board [data-move="{attr(move)}"] polygon'))
+        page.click(f'#board [data-piece="{piece}"]')
+        assert page.destinations() == []
+        drag(driver, page.js(CENTRE, source), end)
+        page.until(lambda: move in page.gamestring().split(";"), f"{move} by drag")
+        page.wait_for_my_move()
+    assert page.console_errors() == []
+
+
 def test_the_real_server_refuses_a_foreign_host_and_a_cross_origin_websocket(server):
     request = urllib.request.Request(server.url + "/", headers={"Host": "attacker.example"})
     with pytest.raises(urllib.error.HTTPError) as refused:
