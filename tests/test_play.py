@@ -297,6 +297,59 @@ def test_games_are_listed_and_reopened_after_a_restart(tmp_path):
         assert c.get("/api/game/999").status_code == 400
 
 
+def gated_review(monkeypatch, gate: threading.Semaphore):
+    """hiveai.analyse.review_game replaced by one that judges a move each time ``gate`` is released
+    (the second move marked a mistake), so a test sees the review fill in step by step."""
+    import hiveai.analyse
+    from hiveai.analyse import MoveReview
+
+    def review_game(record, **limits):
+        board = Board(record.game_type)
+        for number, text in enumerate(record.moves, 1):
+            assert gate.acquire(timeout=10), "the test never let the review go on"
+            mover = ("White", "Black")[board.turn]
+            move = board.play(text)
+            mark = "?" if number == 2 else ""
+            yield MoveReview(number, mover, move, move, not mark, 10 * number, -10 * number, board.state,
+                             150 if mark else 0, mark, False)
+
+    monkeypatch.setattr(hiveai.analyse, "review_game", review_game)
+
+
+def test_the_review_fills_in_move_by_move(client, monkeypatch):
+    gate = threading.Semaphore(0)
+    gated_review(monkeypatch, gate)
+    gid = new(client, colour="people")["id"]
+    for move in ("wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-"):
+        client.post(f"/api/game/{gid}/move", json={"move": move})
+    state = client.post(f"/api/game/{gid}/review").json()
+    assert state["review"] == "running" and state["review_live"]["done"] == 0 and state["review_live"]["total"] == 4
+    for done in (1, 2, 3, 4):
+        gate.release()
+        state = wait_for(client, gid, lambda s: s["review_live"]["done"] == done)
+        assert state["review"] in ("running", "ready") and state["review_live"]["graph"].count("<circle") == done + 1
+        assert [m["ply"] for m in state["review_live"]["marked"]] == ([2] if done >= 2 else [])
+    wait_for(client, gid, lambda s: s["review"] == "ready")
+    assert client.get(f"/api/game/{gid}/review").status_code == 200
+
+
+def test_a_superseded_review_stops_where_it_was(client, monkeypatch):
+    gate = threading.Semaphore(0)
+    gated_review(monkeypatch, gate)
+    gid = new(client, colour="people")["id"]
+    for move in ("wS1", "bS1 wS1-", "wQ -wS1"):
+        client.post(f"/api/game/{gid}/move", json={"move": move})
+    client.post(f"/api/game/{gid}/review")
+    gate.release()
+    wait_for(client, gid, lambda s: s["review_live"]["done"] == 1)
+    state = client.post(f"/api/game/{gid}/undo").json()
+    assert state["review"] == "stopped"
+    gate.release(2)  # the review's worker goes on to its next move and finds itself stopped
+    state = client.post(f"/api/game/{gid}/move", json={"move": "wQ -wS1"}).json()
+    assert state["review"] == "stopped" and state["review_live"]["done"] == 1
+    assert client.get(f"/api/game/{gid}/review").status_code == 404
+
+
 # --- set-up positions --------------------------------------------------------------------------
 
 SETUP = "Base+MLP;White;wS1@0,0;bS1@1,0;wQ@-1,0;bQ@2,0;wB1@-1,0"  # the beetle on its queen

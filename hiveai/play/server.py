@@ -95,7 +95,8 @@ class _Live:
     lines: int = ANALYSIS_LINES
     analysis: dict | None = None
     hint: dict | None = None
-    review: str = ""  # "", "running k/n", "ready"
+    review: str = ""  # "", "running", "stopped" (superseded), "ready"
+    review_live: dict | None = None  # the review so far: moves done, the graph, the marked mistakes
     review_html: str = ""
     error: str = ""
     sockets: set = field(default_factory=set)
@@ -164,7 +165,8 @@ class PlayServer:
             except (HiveError, ValueError):  # lines of an older position: draw none
                 pass
         view.update(version=live.version, thinking=live.thinking, analysing=live.analysing,
-                    analysis=live.analysis, hint=live.hint, review=live.review, error=live.error,
+                    analysis=live.analysis, hint=live.hint, review=live.review, review_live=live.review_live,
+                    error=live.error,
                     engine={"name": self.engine.name, "status": self.engine.status, "error": self.engine.error})
         return view
 
@@ -175,6 +177,8 @@ class PlayServer:
             live.job.set()
             live.job = None
         live.thinking = ""
+        if live.review == "running":
+            live.review = "stopped"
 
     def _run(self, live: _Live, kind: str, work, done) -> None:
         """Run ``work(stop)`` in a worker thread as ``live``'s engine job; ``done(result)`` back on the loop
@@ -331,15 +335,31 @@ class PlayServer:
             raise BadRequest("The review replays a game from the empty board; this one starts from a "
                              "set-up position (analyse it instead).")
         record = GameRecord.from_board(g.board, g.end.result if g.end else None)
-        live.review = "running"
+        total = len(record.moves)
+        loop = self.loop
 
         def work(stop: StopFlag) -> str:
-            return review_page(analyse_game(record, lambda line: None, depth=REVIEW_DEPTH), name=f"Game {g.id}")
+            def on_move(reviews) -> None:  # each move's verdict goes to the page at once
+                if stop.is_set():
+                    raise _Superseded
+                loop.call_soon_threadsafe(self._on_review, live, stop, review_view(reviews, total))
+
+            try:
+                review = analyse_game(record, lambda line: None, depth=REVIEW_DEPTH, on_move=on_move)
+            except _Superseded:
+                return ""
+            return review_page(review, name=f"Game {g.id}")
 
         def done(html: str) -> None:
             live.review, live.review_html = "ready", html
 
         self._run(live, "review", work, done)
+        live.review, live.review_live = "running", review_view([], total)
+
+    def _on_review(self, live: _Live, stop: StopFlag, view: dict) -> None:
+        if live.job is stop:
+            live.review_live = view
+            self._broadcast(live)
 
     def play_on(self, live: _Live, data: dict) -> _Live:
         """A new game from the first ``ply`` moves of ``live``'s, the person taking the side to move."""
@@ -360,6 +380,26 @@ class PlayServer:
 
         board = live.game.board_at(ply)
         return {"ply": ply, "gamestring": board.game_string(), "svg": Game(board).svg()}
+
+
+class _Superseded(Exception):
+    """A review stopped because a newer request superseded it."""
+
+
+def review_view(reviews, total: int) -> dict:
+    """The review panel so far: ``reviews`` (:class:`hiveai.analyse.MoveReview`) of a game of
+    ``total`` moves; the graph spans the whole game and fills in from the left."""
+    from hiveai.analyse import white_scores
+    from hiveai.pages import eval_graph
+
+    scores = white_scores(reviews) or [None]
+    scores += [None] * (total + 1 - len(scores))
+    marks = [""] + [r.mark for r in reviews]
+    labels = ["start"] + [f"{r.number}. {r.move} {r.mark}".rstrip() for r in reviews]
+    marked = [{"ply": r.number, "colour": r.colour, "move": str(r.move), "mark": r.mark, "best": str(r.best),
+               "loss": r.loss} for r in reviews if r.mark]
+    return {"done": len(reviews), "total": total, "marked": marked,
+            "graph": eval_graph(scores, marks=marks, labels=labels, width=320, height=100)}
 
 
 async def _send(ws: WebSocket, text: str, sockets: set) -> None:

@@ -155,6 +155,39 @@
     box.innerHTML = html + "</ol>";
   }
 
+  // The review fills in as the engine judges each move: the graph from the left, the marked moves below.
+  function renderReview(s) {
+    var box = $("review"), r = s.review_live;
+    box.hidden = !s.review;
+    if (!s.review || !r) { box.innerHTML = ""; return; }
+    box.setAttribute("data-review", s.review);
+    box.setAttribute("data-review-done", r.done);
+    box.setAttribute("data-review-total", r.total);
+    var head = s.review === "running" ? "Reviewing: " + r.done + " of " + r.total + " moves\u2026"
+      : s.review === "stopped" ? "Review stopped at move " + r.done + " of " + r.total + "."
+      : "Review: " + r.total + " moves.";
+    var html = "<div class=\"depth\">" + esc(head) + "</div>" + r.graph;
+    if (r.marked.length) {
+      html += "<ol class=\"marked\">" + r.marked.map(function (m) {
+        return "<li data-ply=\"" + m.ply + "\" data-mark=\"" + esc(m.mark) + "\"><b>" + m.ply + ". " + esc(m.move) + " " +
+          esc(m.mark) + "</b> (" + esc(m.colour) + ") better: " + esc(m.best) + "</li>";
+      }).join("") + "</ol>";
+    } else if (r.done) {
+      html += "<div class=\"depth\">No mistakes marked so far.</div>";
+    }
+    if (s.review === "ready") {
+      html += "<a href=\"/api/game/" + s.id + "/review\" target=\"_blank\" rel=\"noopener\">Open the review page</a>";
+    }
+    box.innerHTML = html;
+    var svg = box.querySelector("svg");
+    if (svg) { svg.removeAttribute("width"); svg.removeAttribute("height"); }
+  }
+
+  $("review").addEventListener("click", function (ev) {
+    var at = ev.target.closest("[data-ply]");
+    if (at) { showPly(parseInt(at.getAttribute("data-ply"), 10)); }
+  });
+
   function esc(text) {
     return String(text).replace(/[&<>"]/g, function (c) { return {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"}[c]; });
   }
@@ -189,12 +222,7 @@
       hint.hidden = true;
       hint.removeAttribute("data-hint");
     }
-    var review = $("review");
-    review.hidden = !s.review;
-    if (s.review === "running") { review.textContent = "Reviewing every move\u2026"; }
-    if (s.review === "ready") {
-      review.innerHTML = "<a href=\"/api/game/" + s.id + "/review\" target=\"_blank\" rel=\"noopener\">Open the review (graph and marked mistakes)</a>";
-    }
+    renderReview(s);
     if (s.error) { message(s.error); }
     renderMoves(s);
     renderAnalysis(s);
