@@ -504,3 +504,39 @@ def test_a_uhp_engine_plays_behind_the_board(tmp_path):
 
 def legal_first_moves() -> set[str]:
     return {str(m) for m in Board("Base+MLP").legal_moves}
+
+
+FAKE_UHP = Path(__file__).resolve().parent / "fake_engines" / "fake_uhp.py"
+
+
+def test_a_superseded_uhp_search_is_stopped_and_its_answer_never_shown(tmp_path):
+    """The fake engine never answers a bestmove from ply 1 on: an undo must stop it (its process
+    killed, a fresh one started) and the next request must be answered by the fresh one."""
+    from hiveai.play.engines import UhpEngine
+
+    pids = tmp_path / "pids"
+    engine = UhpEngine(f"{sys.executable} {FAKE_UHP} --first --hang-at 1 --pid-file {pids}")
+    with TestClient(create_app(GameStore(tmp_path / "games.sqlite3"), engine)) as c:
+        assert engine.wait_ready(60)
+        asked = threading.Event()  # the bestmove is sent: the search runs in the engine's process
+        engine._backend.log = lambda tag, text: asked.set() if tag == ">" and text.startswith("bestmove") else None
+        gid = new(c, colour="white", seconds=30)["id"]
+        c.post(f"/api/game/{gid}/move", json={"move": "wS1"})
+        assert asked.wait(60) and c.get(f"/api/game/{gid}").json()["thinking"] == "move"  # it hangs on its reply
+        first = int(pids.read_text().split()[0])
+        state = c.post(f"/api/game/{gid}/undo").json()
+        assert state["ply"] == 0 and state["thinking"] == "" and not state["error"]
+        for _ in range(6000):  # the stopped search's process killed, a fresh one started
+            if engine.started == 2 and engine.status == READY:
+                break
+            threading.Event().wait(0.01)
+        assert len(pids.read_text().split()) == 2, (pids.read_text(), engine.started, engine.status)
+        with pytest.raises(ProcessLookupError):
+            os.kill(first, 0)  # the hung search's process is gone (killed and reaped)
+        assert engine.started == 2
+        state = c.get(f"/api/game/{gid}").json()
+        assert state["ply"] == 0 and state["history"] == [] and not state["error"]  # no stale answer
+        # The fresh process answers: a game where it opens (ply 0, before its hang).
+        other = new(c, colour="black", seconds=30)["id"]
+        assert len(wait_for(c, other, lambda s: s["ply"] == 1, tries=6000)["history"]) == 1
+    engine.close()
