@@ -47,7 +47,6 @@ from hiveai.bug import (
     MAX_STACK,
     MOSQUITO,
     PIECES_PER_COLOUR,
-    QUEEN,
     WHITE,
     colour_of,
     game_type_string,
@@ -60,7 +59,6 @@ from hiveai.bug import (
 from hiveai.cell import Cell, cell_index
 from hiveai.errors import HiveError, SetupError
 from hiveai.notation import parse_game_type_string, turn_string
-from hiveai.piece import Piece
 from hiveai.position import HASH, IN_PROGRESS, PLY, _drop, recompute_hash
 from hiveai.text import plural
 

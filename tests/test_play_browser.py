@@ -309,7 +309,6 @@ def test_set_up_a_position_in_the_editor_then_play_it_by_drag(driver, server):
     # destination lights up is read first (a click picks, a second lets go), then the piece is
     # dragged there unpicked: the drag lights the destinations itself.
     for piece in ("wB1", "wA1"):
-        before = page.gamestring()
         source = driver.find_element(By.CSS_SELECTOR, f'#board [data-piece="{piece}"] use')
         page.click(f'#board [data-piece="{piece}"]')
         move = page.destinations()[-1]

@@ -4,7 +4,10 @@ Routes (every answer JSON unless named otherwise; an error is ``{"error": messag
 with a 4xx status, and leaves the game unchanged):
 
 * ``GET /`` the page; ``GET /static/NAME`` its script, style and icon (a fixed set).
-* ``POST /api/new`` ``{game, colour, level, seconds, gamestring}`` a new game.
+* ``POST /api/new`` ``{game, colour, level, seconds, gamestring, setup}`` a new game (``setup``: a
+  :mod:`hiveai.setup` position to start from).
+* ``POST /api/setup`` ``{setup}`` or ``{game_id}`` the set-up editor's view of a position: its drawing,
+  the cells a piece may go on, the pieces left, and why no game could reach it (``problem``), if so.
 * ``GET /api/games`` the recent games; ``GET /api/game/ID`` one game's state.
 * ``POST /api/game/ID/ACTION`` with ACTION one of ``move`` ``{move}``, ``undo``,
   ``resign``, ``draw``, ``hint``, ``analyse`` ``{on, lines}``, ``review``,
@@ -12,7 +15,8 @@ with a 4xx status, and leaves the game unchanged):
 * ``GET /api/game/ID/at/PLY`` the picture after PLY moves (stepping through a game).
 * ``GET /api/game/ID/pgn`` the game as a PGN download; ``GET /api/game/ID/review`` its review page.
 * ``POST /api/import`` ``{text}`` a GameString or PGN, as a new game (at most :data:`MAX_UPLOAD` bytes).
-* ``WS /ws/ID`` the game's state, sent again after every change (engine moves, thinking, analysis lines).
+* ``WS /ws/ID`` the game's state, sent again after every change (engine moves, thinking, analysis lines,
+  each move a review has judged).
 
 Security: the server binds the loopback address unless told otherwise, and
 refuses any HTTP request or WebSocket handshake whose ``Host`` is not the
