@@ -406,6 +406,21 @@ def test_a_set_up_game_plays_undoes_steps_and_reopens(tmp_path):
         assert c.post("/api/setup", json={"game_id": gid}).json()["problem"] is None
 
 
+def test_a_set_up_position_is_analysed_and_refused_by_the_review(client):
+    gid = client.post("/api/new", json={"setup": SETUP, "colour": "people"}).json()["id"]
+    with client.websocket_connect(f"/ws/{gid}") as ws:
+        client.post(f"/api/game/{gid}/analyse", json={"on": True})
+        for _ in range(20):
+            state = json.loads(ws.receive_text())
+            if state["analysis"]:
+                break
+        assert state["analysis"]["lines"][0]["pv"][0] in {m for ms in state["picks"].values() for m, x, y in ms}
+        client.post(f"/api/game/{gid}/analyse", json={"on": False})
+    client.post(f"/api/game/{gid}/move", json={"move": "wB1 wS1"})
+    r = client.post(f"/api/game/{gid}/review")
+    assert r.status_code == 400 and "set-up" in r.json()["error"]
+
+
 # --- security -------------------------------------------------------------------------------
 
 

@@ -230,6 +230,13 @@ def test_import_a_record_near_its_end_and_play_the_surround_by_clicks(driver, se
     page.until(lambda: "White wins" in page.status(), "the end")
     assert page.status() == "White wins: the black queen is surrounded."
     assert page.pickable() == []
+    # The review fills in beside the board, then links its page.
+    page.click('[data-action="review"]')
+    review = "var r = document.getElementById('review'); return [r.getAttribute('data-review'), " \
+             "r.getAttribute('data-review-done'), r.getAttribute('data-review-total'), r.querySelectorAll('svg circle').length]"
+    page.until(lambda: page.js(review)[0] == "ready", "the review")
+    state, done, total, points = page.js(review)
+    assert done == total == str(len(moves)) and points == len(moves) + 1
     assert page.console_errors() == []
 
 
