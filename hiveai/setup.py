@@ -174,6 +174,8 @@ class Setup:
                 raise SetupError(f"{names[piece]} is given level {level} at {tuple(cell)}, but the stack there is "
                                  f"{len(stack)} high: a piece cannot be stacked on nothing.")
             stack.append(names[piece])
+            if len(stack) > MAX_STACK:
+                raise SetupError(f"The stack at {tuple(cell)} is more than {MAX_STACK} high; no stack can be.")
         return stacks
 
     def ply(self) -> int:
@@ -318,8 +320,6 @@ def _check_stacks(stacks: dict[Cell, list[str]], gt: int) -> None:
     """Only a beetle (or a mosquito, which moves as one up there) is ever above the ground;
     in Critters never on a beetle."""
     for cell, stack in stacks.items():
-        if len(stack) > MAX_STACK:
-            raise SetupError(f"The stack at {tuple(cell)} is {len(stack)} high; no stack can be higher than {MAX_STACK}.")
         for level, name in enumerate(stack[1:], 1):
             kind = kind_of(parse_piece(name, gt), gt)
             below = kind_of(parse_piece(stack[level - 1], gt), gt)

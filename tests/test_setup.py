@@ -66,6 +66,8 @@ def test_bare_kinds_take_the_next_number():
     ("Base;Black[1];wQ@0,0;bQ@1,0;wS1@-1,0", "too few for its 2 pieces"),
     ("Base;White;wQ@0,0;bQ@1,0;wS1@-1,1;wS2@0,1;wA1@1,1;wA2@2,0;wA3@2,-1;wB1@1,-1;wB2@0,-1;bS1@3,-1", "over already"),
     ("Base;Green;wQ@0,0", "bad side to move"),
+    ("Base+M;White;wQ@0,0;" + ";".join(f"{p}@0,0" for p in ("wB1", "wB2", "wM", "bB1", "bB2", "bM", "bQ", "wS1")),
+     "more than 8 high"),
     ("Base;White;wQ", "Malformed set-up entry"),
     ("Base+X;White", "Unknown game type"),
 ])
