@@ -152,7 +152,7 @@ class InProcessEngine(EngineSide):
 
 
 class Superseded(Exception):
-    """A search ended early because a newer request superseded it: it has no answer."""
+    """A search (or a review) ended early because a newer request superseded it: it has no answer."""
 
 
 class UhpEngine(EngineSide):

@@ -46,7 +46,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from typing import TYPE_CHECKING
 
 from hiveai.errors import HiveError
-from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide
+from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide, Superseded
 from hiveai.play.errors import BadRequest
 from hiveai.play.store import GameStore
 from hiveai.score import MATE_BOUND, format_score
@@ -130,8 +130,11 @@ class PlayServer:
             raise BadRequest(f"There is no game {game_id}.")
         try:
             board = _start_board(stored.settings.get("setup"), stored.game_string)
-            for move in read_game_string(stored.game_string).moves:
-                board.play(move)
+            for i, move in enumerate(read_game_string(stored.game_string).moves, 1):
+                try:
+                    board.play(move)
+                except HiveError as e:
+                    raise HiveError(f'move {i} ("{move}"): {e}') from None
         except HiveError as e:
             raise BadRequest(f"Game {game_id} cannot be replayed: {e}") from None
         game = Game(board, Players.from_dict(stored.settings), Game.parse_outcome(stored.outcome), game_id)
@@ -345,12 +348,12 @@ class PlayServer:
         def work(stop: StopFlag) -> str:
             def on_move(reviews) -> None:  # each move's verdict goes to the page at once
                 if stop.is_set():
-                    raise _Superseded
+                    raise Superseded
                 loop.call_soon_threadsafe(self._on_review, live, stop, review_view(reviews, total))
 
             try:
                 review = analyse_game(record, lambda line: None, depth=REVIEW_DEPTH, on_move=on_move)
-            except _Superseded:
+            except Superseded:
                 return ""
             return review_page(review, name=f"Game {g.id}")
 
@@ -384,10 +387,6 @@ class PlayServer:
 
         board = live.game.board_at(ply)
         return {"ply": ply, "gamestring": board.game_string(), "svg": Game(board).svg()}
-
-
-class _Superseded(Exception):
-    """A review stopped because a newer request superseded it."""
 
 
 def review_view(reviews, total: int) -> dict:
