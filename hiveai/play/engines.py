@@ -184,6 +184,8 @@ class UhpEngine(EngineSide):
 
     #: Processes started so far (1 at load, one more after each superseded search was killed).
     started = 0
+    #: The engine takes whole seconds only (found on the first fraction it refused).
+    whole_seconds = False
 
     def _restart(self) -> None:
         """A fresh engine process in place of a killed one (under the search lock)."""
@@ -212,7 +214,7 @@ class UhpEngine(EngineSide):
                              "list from the empty board")
         if stop.is_set():
             raise Superseded
-        engine = self._backend_or_raise()
+        engine = self._engine()
         call = engine.analyse if analyse else engine.play
         # Room for an engine that loads its search on the first bestmove (hiveai compiles or reads its kernels).
         timeout = seconds + UHP_GRACE
@@ -230,10 +232,10 @@ class UhpEngine(EngineSide):
         watcher.start()
         try:
             try:
-                return call(board, Limit(time=seconds), timeout)
+                result = call(board, Limit(time=seconds), timeout)
             except UnsupportedLimitError:  # an engine that takes whole seconds only (nokamute)
                 engine.whole_seconds = self.whole_seconds = True
-                return call(board, Limit(time=max(1.0, seconds)), timeout)
+                result = call(board, Limit(time=max(1.0, seconds)), timeout)
         except EngineError:
             if killed.is_set():
                 raise Superseded from None
@@ -243,10 +245,12 @@ class UhpEngine(EngineSide):
             watcher.join()
             if killed.is_set():
                 self._restart()
-
-    whole_seconds = False
+        if killed.is_set():  # the answer came as the process was killed: it is stale all the same
+            raise Superseded
+        return result
 
     def _engine(self):
+        """The running engine process, told whether it takes whole seconds only (a fresh one forgets)."""
         engine = self._backend_or_raise()
         engine.whole_seconds = engine.whole_seconds or self.whole_seconds
         return engine
@@ -263,7 +267,6 @@ class UhpEngine(EngineSide):
         step = seconds or 1.0
         while True:
             with self._lock:
-                self._engine()
                 try:
                     result = self._search(board, step, analyse=True, stop=stop)
                 except Superseded:
