@@ -362,6 +362,7 @@ def test_the_editor_draws_a_set_up_with_its_cells_and_hands(client):
     assert targets[(-1, 0)] == 2 and targets[(3, 0)] == 0 and (5, 5) not in targets  # the hive and around it
     assert dict((k, left) for k, left, total in view["hand"]["white"])["wB"] == 1
     assert ["wB", -1, 0] in view["entries"] and "<svg" in view["svg"]
+    assert 'id="hiveai-setup-piece-wQ' in view["svg"] and 'id="hiveai-piece' not in view["svg"]  # ids of its own
     empty = client.post("/api/setup", json={"setup": "Critters;Black"}).json()
     assert [t[:2] for t in empty["targets"]] == [[0, 0]] and empty["problem"]  # Black cannot move first
 

@@ -379,7 +379,7 @@ def test_the_first_engine_move_after_start_comes_within_1_2_s(tmp_path):
 
 
 def screenshots(out: Path) -> None:
-    """docs/play.md's pictures: a game in progress, and analysis mode (both at a desktop width)."""
+    """docs/play.md's pictures: a game in progress, analysis mode and the set-up editor (at a desktop width)."""
     folder = Path(tempfile.mkdtemp(prefix="hiveai-play-shots-"))
     s = Server(folder)
     d = browser(1100, 720)
@@ -397,6 +397,20 @@ def screenshots(out: Path) -> None:
         page.until(lambda: page.js("return !document.getElementById('evalbar').hidden"), "analysis lines")
         time.sleep(3)
         d.save_screenshot(str(out / "play-analysis.png"))
+        d.set_window_size(1100, 860)  # the editor is taller than the board
+        page.click('[data-action="analyse"]')
+        page.click('[data-action="theme"]')
+        time.sleep(1)  # the board drawn again at the new size, behind the editor
+        page.click('[data-action="setup"]')  # the editor, a few pieces placed (a beetle up on its spider)
+        position = "return document.getElementById('setupboard').getAttribute('data-setup-position')"
+        page.until(lambda: page.js(position) == "Base+MLP;White[1]", "the set-up editor")
+        for piece, cell in (("wQ", "0,0"), ("bQ", "1,0"), ("wS", "-1,0"), ("bA", "2,0"), ("wB", "-1,0"),
+                            ("bB", "2,-1"), ("wA", "0,1")):
+            before = page.js(position)
+            page.click(f'[data-setup-piece="{piece}"]')
+            page.click(f'[data-setup-cell="{cell}"]')
+            page.until(lambda: page.js(position) != before, f"{piece} on {cell}")
+        d.save_screenshot(str(out / "play-setup.png"))
     finally:
         d.quit()
         s.stop()

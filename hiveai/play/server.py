@@ -722,7 +722,7 @@ def setup_view(text: str) -> dict:
     sketch = setup.sketch()
     stacks = setup.stacks()
     cells = set(stacks) | {n for c in stacks for n in c.neighbours()} if stacks else {Cell(0, 0)}
-    centres = cell_centres(sketch, [cell_index(c) for c in cells])
+    centres = cell_centres(sketch, [cell_index(c) for c in cells], hands=False)  # the palette shows the hands
     targets = [[c.q, c.r, *centres[cell_index(c)], len(stacks.get(c, ()))] for c in sorted(cells, key=lambda c: (c.r, c.q))]
     hand: dict[str, list] = {}
     for colour, letter in enumerate(COLOUR_LETTERS):
@@ -734,9 +734,13 @@ def setup_view(text: str) -> dict:
             counts[str(piece)[1]][0] += 1
         hand[("white", "black")[colour]] = [[letter + k, *v] for k, v in counts.items()]
     entries = [[name[:2], c.q, c.r] for c in sorted(stacks, key=lambda c: (c.r, c.q)) for name in stacks[c]]
+    # The page holds the main board's picture too: the editor's glyphs get ids of their own, so
+    # neither picture's <use> finds the other's symbols (ids are one per document).
+    svg = (board_svg(sketch, colors=PAGE_COLORS, lastmove=False, hands=False)
+           .replace('id="hiveai-', 'id="hiveai-setup-').replace('href="#hiveai-', 'href="#hiveai-setup-'))
     return {"setup": str(setup), "problem": setup.problem(), "game_type": sketch.game_type_string,
             "turn": ("white", "black")[setup.turn], "entries": entries, "targets": targets, "hand": hand,
-            "svg": board_svg(sketch, colors=PAGE_COLORS, lastmove=False)}
+            "svg": svg}
 
 
 def _start_board(setup: str | None, game_string: str) -> Board:
