@@ -44,6 +44,7 @@ from hiveai.bug import (
     COLOUR_NAMES,
     CRITTERS,
     KIND_LETTERS,
+    KIND_NAMES,
     MAX_STACK,
     MOSQUITO,
     PIECES_PER_COLOUR,
@@ -64,8 +65,6 @@ from hiveai.text import plural
 
 __all__ = ["Setup", "SetupError", "set_up"]
 
-# Bug names for the messages, by kind (hiveai.bug's KIND_LETTERS order: Q S B G A M L P D).
-_KIND_NAMES = ("Queen", "Spider", "Beetle", "Grasshopper", "Ant", "Mosquito", "Ladybug", "Pillbug", "Dragonfly")
 # A queen must be down by its side's fourth turn (the rules' "by your fourth turn").
 QUEEN_BY_TURN = 4
 
@@ -294,10 +293,10 @@ def _no_such_piece(name: str, gt: int, more: bool = False) -> str:
         kind = KIND_LETTERS.index(name[1].upper())
         if gt == CRITTERS and kind == MOSQUITO:
             kind = len(KIND_LETTERS) - 1  # not in Critters; its slot is the Dragonfly's
-        count = kind_count(kind, gt) if kind < len(_KIND_NAMES) else 0
-        bugs = _KIND_NAMES[kind] + ("s" if count != 1 else "")
+        count = kind_count(kind, gt) if kind < len(KIND_NAMES) else 0
+        bugs = KIND_NAMES[kind] + ("s" if count != 1 else "")
         if count == 0:
-            return f"{name} is not a piece of {gts} (it has no {_KIND_NAMES[kind]})."
+            return f"{name} is not a piece of {gts} (it has no {KIND_NAMES[kind]})."
         if more:
             return f"Too many {colour} {bugs}: {gts} has {count}."
         return f"{name} is not a piece of {gts} (it has {count} {colour} {bugs})."
