@@ -455,12 +455,15 @@ def analyse_game(
     as_json: bool = False,
     name: str = "",
     threads: int = 1,
+    on_move: Callable[[list[MoveReview]], None] | None = None,
 ) -> GameReview:
     """Review every move of ``record`` and report through ``emit``, line by line.
 
     Text: a title, one line per move as it is searched (see
     :func:`review_line`: ``=`` in the best column means the engine agrees),
     then the summary. JSON: one ``move`` object per move, then a ``summary``.
+    ``on_move`` is called with the reviews so far after each move (a live
+    view; an exception it raises ends the review there).
     Returns the whole review (for :func:`hiveai.pages.review_page`).
     """
     limit = limit_text(depth, time)
@@ -476,6 +479,8 @@ def analyse_game(
     for r in review_game(record, depth=depth, time=time, threads=threads):
         reviews.append(r)
         emit(json.dumps(review_dict(r)) if as_json else review_line(r))
+        if on_move is not None:
+            on_move(reviews)
     summary = summarise(record, reviews)
     if as_json:
         emit(json.dumps(summary_dict(summary)))

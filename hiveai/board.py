@@ -226,6 +226,7 @@ class Board:
         self._ws = new_workspace()
         self._buf = np.empty(MAX_MOVES, dtype=np.int32)
         self._history: list[tuple[int, int, str]] = []  # (move, undo token, MoveString)
+        self._setup: str | None = None  # the set-up the game started from (hiveai.setup), None: the empty board
         self._changed()
 
     def _changed(self) -> None:
@@ -287,6 +288,7 @@ class Board:
         other._reset(self.game_type)
         other._b[:] = self._b
         other._history = list(self._history)
+        other._setup = self._setup
         return other
 
     # --- state ----------------------------------------------------------
@@ -299,6 +301,17 @@ class Board:
     @property
     def game_type_string(self) -> str:
         return game_type_string(self.game_type)
+
+    @property
+    def setup(self) -> str | None:
+        """The set-up position the game started from (a :class:`hiveai.setup.Setup` string), or
+        None for a game from the empty board. A set-up game's :meth:`game_string` and
+        :attr:`move_history` hold the moves played since the set-up.
+
+        >>> Board("Base").setup is None
+        True
+        """
+        return self._setup
 
     @property
     def ply(self) -> int:

@@ -19,6 +19,8 @@ QUEEN, SPIDER, BEETLE, GRASSHOPPER, ANT, MOSQUITO, LADYBUG, PILLBUG, DRAGONFLY =
 N_KINDS = 8
 N_ALL_KINDS = 9
 KIND_LETTERS = "QSBGAMLPD"
+# The bugs' names in words, in KIND_LETTERS' order (for messages).
+KIND_NAMES = ("Queen", "Spider", "Beetle", "Grasshopper", "Ant", "Mosquito", "Ladybug", "Pillbug", "Dragonfly")
 
 WHITE, BLACK = 0, 1
 COLOUR_LETTERS = "wb"

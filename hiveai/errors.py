@@ -34,3 +34,7 @@ class GameOverError(HiveError):
 
     def __init__(self, message: str = GAME_OVER) -> None:
         super().__init__(message)
+
+
+class SetupError(HiveError):
+    """A set-up position that no game could reach (too many pieces of a kind, a hive in two parts, ...)."""

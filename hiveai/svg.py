@@ -490,7 +490,7 @@ def cell_centres(board: Board, cells: Iterable[int], *, hands: bool = True) -> d
 
 def _board_title(board: Board) -> str:
     """What the picture shows, in words: game type, ply, state and the last move."""
-    last = f", last move {board.move_history[-1]}" if board.ply else ""
+    last = f", last move {board.move_history[-1]}" if board.move_history else ""
     return f"{board.game_type_string} after {board.ply} plies: {board.state}, {board.turn_string}{last}"
 
 

@@ -297,6 +297,131 @@ def test_games_are_listed_and_reopened_after_a_restart(tmp_path):
         assert c.get("/api/game/999").status_code == 400
 
 
+def gated_review(monkeypatch, gate: threading.Semaphore):
+    """hiveai.analyse.review_game replaced by one that judges a move each time ``gate`` is released
+    (the second move marked a mistake), so a test sees the review fill in step by step."""
+    import hiveai.analyse
+    from hiveai.analyse import MoveReview
+
+    def review_game(record, **limits):
+        board = Board(record.game_type)
+        for number, text in enumerate(record.moves, 1):
+            assert gate.acquire(timeout=10), "the test never let the review go on"
+            mover = ("White", "Black")[board.turn]
+            move = board.play(text)
+            mark = "?" if number == 2 else ""
+            yield MoveReview(number, mover, move, move, not mark, 10 * number, -10 * number, board.state,
+                             150 if mark else 0, mark, False)
+
+    monkeypatch.setattr(hiveai.analyse, "review_game", review_game)
+
+
+def test_the_review_fills_in_move_by_move(client, monkeypatch):
+    gate = threading.Semaphore(0)
+    gated_review(monkeypatch, gate)
+    gid = new(client, colour="people")["id"]
+    for move in ("wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-"):
+        client.post(f"/api/game/{gid}/move", json={"move": move})
+    state = client.post(f"/api/game/{gid}/review").json()
+    assert state["review"] == "running" and state["review_live"]["done"] == 0 and state["review_live"]["total"] == 4
+    for done in (1, 2, 3, 4):
+        gate.release()
+        state = wait_for(client, gid, lambda s: s["review_live"]["done"] == done)
+        assert state["review"] in ("running", "ready") and state["review_live"]["graph"].count("<circle") == done + 1
+        assert [m["ply"] for m in state["review_live"]["marked"]] == ([2] if done >= 2 else [])
+    wait_for(client, gid, lambda s: s["review"] == "ready")
+    assert client.get(f"/api/game/{gid}/review").status_code == 200
+
+
+def test_a_superseded_review_stops_where_it_was(client, monkeypatch):
+    gate = threading.Semaphore(0)
+    gated_review(monkeypatch, gate)
+    gid = new(client, colour="people")["id"]
+    for move in ("wS1", "bS1 wS1-", "wQ -wS1"):
+        client.post(f"/api/game/{gid}/move", json={"move": move})
+    client.post(f"/api/game/{gid}/review")
+    gate.release()
+    wait_for(client, gid, lambda s: s["review_live"]["done"] == 1)
+    state = client.post(f"/api/game/{gid}/undo").json()
+    assert state["review"] == "stopped"
+    gate.release(2)  # the review's worker goes on to its next move and finds itself stopped
+    state = client.post(f"/api/game/{gid}/move", json={"move": "wQ -wS1"}).json()
+    assert state["review"] == "stopped" and state["review_live"]["done"] == 1
+    assert client.get(f"/api/game/{gid}/review").status_code == 404
+
+
+# --- set-up positions --------------------------------------------------------------------------
+
+SETUP = "Base+MLP;White;wS1@0,0;bS1@1,0;wQ@-1,0;bQ@2,0;wB1@-1,0"  # the beetle on its queen
+
+
+def test_the_editor_draws_a_set_up_with_its_cells_and_hands(client):
+    view = client.post("/api/setup", json={"setup": SETUP}).json()
+    assert view["problem"] is None and view["setup"] == "Base+MLP;White[5];wQ@-1,0;wB1@-1,0;wS1@0,0;bS1@1,0;bQ@2,0"
+    targets = {(q, r): height for q, r, x, y, height in view["targets"]}
+    assert targets[(-1, 0)] == 2 and targets[(3, 0)] == 0 and (5, 5) not in targets  # the hive and around it
+    assert dict((k, left) for k, left, total in view["hand"]["white"])["wB"] == 1
+    assert ["wB", -1, 0] in view["entries"] and "<svg" in view["svg"]
+    assert 'id="hiveai-setup-piece-wQ' in view["svg"] and 'id="hiveai-piece' not in view["svg"]  # ids of its own
+    empty = client.post("/api/setup", json={"setup": "Critters;Black"}).json()
+    assert [t[:2] for t in empty["targets"]] == [[0, 0]] and empty["problem"]  # Black cannot move first
+
+
+@pytest.mark.parametrize("setup, words", [
+    ("Base;White;wQ@0,0;bQ@1,0;wS1@3,0;bS1@-1,0", "The hive is in 2 parts"),
+    ("Base;White;wQ@0,0;bQ@1,0;wS1@-1,0;bS1@2,0;wA1@-1,0", "only a beetle or a mosquito can climb"),
+    ("Base;White;wA1@0,0;bA1@1,0;wA2@-1,0;bA2@2,0;wA3@-2,0;bA3@3,0;wS1@-3,0;bQ@4,0", "queen must be placed"),
+    ("Base;White;wA1@0,0;wA2@1,0;wA3@2,0;wA@3,0", "Too many white Ants"),
+])
+def test_an_impossible_set_up_is_named_and_starts_no_game(client, setup, words):
+    view = client.post("/api/setup", json={"setup": setup}).json()  # drawn with its problem, or refused
+    assert words in (view.get("problem") or view["error"])
+    before = client.get("/api/games").json()["games"]
+    r = client.post("/api/new", json={"setup": setup, "colour": "people"})
+    assert r.status_code == 400 and words in r.json()["error"]
+    assert client.get("/api/games").json()["games"] == before
+
+
+def test_a_set_up_game_plays_undoes_steps_and_reopens(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    with TestClient(create_app(GameStore(path), FirstMove())) as c:
+        state = c.post("/api/new", json={"setup": SETUP, "colour": "white", "level": 1}).json()
+        gid = state["id"]
+        assert state["setup"].startswith("Base+MLP;White[5]") and state["ply"] == 0 and state["picks"]
+        assert "wB1 wS1" in [m[0] for m in state["picks"]["wB1"]]  # the beetle on the queen climbs down or on
+        c.post(f"/api/game/{gid}/move", json={"move": "wB1 wS1"})
+        state = wait_for(c, gid, lambda s: s["ply"] == 2)
+        assert c.get(f"/api/game/{gid}/at/0").json()["gamestring"] == "Base+MLP;InProgress;White[5]"
+        r = c.post(f"/api/game/{gid}/undo").json()
+        assert r["ply"] == 0 and r["history"] == []
+        r = c.post(f"/api/game/{gid}/undo")
+        assert r.status_code == 400 and "set-up" in r.json()["error"]
+        assert c.get(f"/api/game/{gid}/pgn").status_code == 400
+        c.post(f"/api/game/{gid}/move", json={"move": "wB1 wS1"})
+        wait_for(c, gid, lambda s: s["ply"] == 2)
+        on = c.post(f"/api/game/{gid}/playon", json={"ply": 1}).json()
+        assert on["setup"] == state["setup"] and on["history"] == ["wB1 wS1"]
+    with TestClient(create_app(GameStore(path), FirstMove())) as c:
+        again = c.get(f"/api/game/{gid}").json()
+        assert again["setup"] == state["setup"] and len(again["history"]) == 2
+        assert c.post("/api/setup", json={"game_id": gid}).json()["problem"] is None
+
+
+def test_a_set_up_position_is_analysed_and_refused_by_the_review(client):
+    gid = client.post("/api/new", json={"setup": SETUP, "colour": "people"}).json()["id"]
+    with client.websocket_connect(f"/ws/{gid}") as ws:
+        client.post(f"/api/game/{gid}/analyse", json={"on": True})
+        for _ in range(20):
+            state = json.loads(ws.receive_text())
+            if state["analysis"]:
+                break
+        assert state["analysis"]["lines"][0]["pv"][0] in {m for ms in state["picks"].values() for m, x, y in ms}
+        client.post(f"/api/game/{gid}/analyse", json={"on": False})
+    client.post(f"/api/game/{gid}/move", json={"move": "wB1 wS1"})
+    r = client.post(f"/api/game/{gid}/review")
+    assert r.status_code == 400 and "set-up" in r.json()["error"]
+
+
 # --- security -------------------------------------------------------------------------------
 
 
@@ -395,3 +520,39 @@ def test_a_uhp_engine_plays_behind_the_board(tmp_path):
 
 def legal_first_moves() -> set[str]:
     return {str(m) for m in Board("Base+MLP").legal_moves}
+
+
+FAKE_UHP = Path(__file__).resolve().parent / "fake_engines" / "fake_uhp.py"
+
+
+def test_a_superseded_uhp_search_is_stopped_and_its_answer_never_shown(tmp_path):
+    """The fake engine never answers a bestmove from ply 1 on: an undo must stop it (its process
+    killed, a fresh one started) and the next request must be answered by the fresh one."""
+    from hiveai.play.engines import UhpEngine
+
+    pids = tmp_path / "pids"
+    engine = UhpEngine(f"{sys.executable} {FAKE_UHP} --first --hang-at 1 --pid-file {pids}")
+    with TestClient(create_app(GameStore(tmp_path / "games.sqlite3"), engine)) as c:
+        assert engine.wait_ready(60)
+        asked = threading.Event()  # the bestmove is sent: the search runs in the engine's process
+        engine._backend.log = lambda tag, text: asked.set() if tag == ">" and text.startswith("bestmove") else None
+        gid = new(c, colour="white", seconds=30)["id"]
+        c.post(f"/api/game/{gid}/move", json={"move": "wS1"})
+        assert asked.wait(60) and c.get(f"/api/game/{gid}").json()["thinking"] == "move"  # it hangs on its reply
+        first = int(pids.read_text().split()[0])
+        state = c.post(f"/api/game/{gid}/undo").json()
+        assert state["ply"] == 0 and state["thinking"] == "" and not state["error"]
+        for _ in range(6000):  # the stopped search's process killed, a fresh one started
+            if engine.started == 2 and engine.status == READY:
+                break
+            threading.Event().wait(0.01)
+        assert len(pids.read_text().split()) == 2, (pids.read_text(), engine.started, engine.status)
+        with pytest.raises(ProcessLookupError):
+            os.kill(first, 0)  # the hung search's process is gone (killed and reaped)
+        assert engine.started == 2
+        state = c.get(f"/api/game/{gid}").json()
+        assert state["ply"] == 0 and state["history"] == [] and not state["error"]  # no stale answer
+        # The fresh process answers: a game where it opens (ply 0, before its hang).
+        other = new(c, colour="black", seconds=30)["id"]
+        assert len(wait_for(c, other, lambda s: s["ply"] == 1, tries=6000)["history"]) == 1
+    engine.close()

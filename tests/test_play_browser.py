@@ -230,6 +230,13 @@ def test_import_a_record_near_its_end_and_play_the_surround_by_clicks(driver, se
     page.until(lambda: "White wins" in page.status(), "the end")
     assert page.status() == "White wins: the black queen is surrounded."
     assert page.pickable() == []
+    # The review fills in beside the board, then links its page.
+    page.click('[data-action="review"]')
+    review = "var r = document.getElementById('review'); return [r.getAttribute('data-review'), " \
+             "r.getAttribute('data-review-done'), r.getAttribute('data-review-total'), r.querySelectorAll('svg circle').length]"
+    page.until(lambda: page.js(review)[0] == "ready", "the review")
+    state, done, total, points = page.js(review)
+    assert done == total == str(len(moves)) and points == len(moves) + 1
     assert page.console_errors() == []
 
 
@@ -250,6 +257,74 @@ def test_play_on_from_the_tenth_move_of_an_imported_game(driver, server):
     page.click(f'#board [data-piece="{piece}"]')
     page.click(f'#board [data-move="{attr(page.destinations()[0])}"]')
     page.until(lambda: page.ply() == 12, "the engine's reply")
+    assert page.console_errors() == []
+
+
+def drag(driver, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Press at ``start``, drag in steps to ``end``, let go (page coordinates; pointer events, as a mouse makes)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    board = driver.find_element(By.ID, "board")
+    box = driver.execute_script("var r = arguments[0].getBoundingClientRect();"
+                                "return [r.left + r.width / 2, r.top + r.height / 2];", board)
+
+    def at(point):  # offsets from the board's centre, as Selenium's actions count them
+        return int(point[0] - box[0]), int(point[1] - box[1])
+
+    (x0, y0), (x1, y1) = at(start), at(end)
+    (ActionChains(driver).move_to_element_with_offset(board, x0, y0).click_and_hold()
+     .move_by_offset(4, 4).move_by_offset((x1 - x0 - 4) // 2, (y1 - y0 - 4) // 2)
+     .move_to_element_with_offset(board, x1, y1).pause(0.05).release().perform())
+
+
+CENTRE = "var r = arguments[0].getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2];"
+
+
+def test_set_up_a_position_in_the_editor_then_play_it_by_drag(driver, server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    page = Page(driver, server)
+    page.open()
+    page.click('[data-action="setup"]')
+    Select(driver.find_element(By.CSS_SELECTOR, '[data-setup="game"]')).select_by_visible_text("Base")
+    problem = "return document.getElementById('setupproblem').getAttribute('data-setup-problem')"
+    position = "return document.getElementById('setupboard').getAttribute('data-setup-position')"
+
+    def put(piece: str, cell: str) -> None:
+        before = page.js(position)
+        tool = driver.find_element(By.CSS_SELECTOR, f'[data-setup-piece="{piece}"]')
+        if tool.get_attribute("aria-pressed") != "true":
+            tool.click()
+        page.click(f'[data-setup-cell="{cell}"]')
+        page.until(lambda: page.js(position) != before, f"{piece} on {cell}")
+
+    page.until(lambda: page.js(position) == "Base;White[1]", "the empty set-up board")
+    for piece, cell in (("wQ", "0,0"), ("bQ", "1,0"), ("wS", "-1,0"), ("bS", "2,0"), ("wB", "-1,0")):
+        put(piece, cell)
+    assert page.js(problem) == "" and page.js(position).endswith("wS1@-1,0;wB1@-1,0;wQ@0,0;bQ@1,0;bS1@2,0")
+    put("remove", "0,0")  # the queen between them: the hive falls in two
+    assert "The hive is in 2 parts" in page.js(problem)
+    put("wQ", "0,0")
+    assert page.js(problem) == ""
+    Select(driver.find_element(By.ID, "setuplevel")).select_by_visible_text("1")
+    page.click('[data-action="setup-play"]')
+    page.until(lambda: page.js("return document.getElementById('board').getAttribute('data-setup')"), "the set-up game")
+    page.wait_for_my_move()
+    # Drag the beetle down from its spider onto a lit cell, then a piece from the hand. Where each
+    # destination lights up is read first (a click picks, a second lets go), then the piece is
+    # dragged there unpicked: the drag lights the destinations itself.
+    for piece in ("wB1", "wA1"):
+        source = driver.find_element(By.CSS_SELECTOR, f'#board [data-piece="{piece}"] use')
+        page.click(f'#board [data-piece="{piece}"]')
+        move = page.destinations()[-1]
+        end = page.js(CENTRE, driver.find_element(By.CSS_SELECTOR, f'#board [data-move="{attr(move)}"] polygon'))
+        page.click(f'#board [data-piece="{piece}"]')
+        assert page.destinations() == []
+        drag(driver, page.js(CENTRE, source), end)
+        page.until(lambda: move in page.gamestring().split(";"), f"{move} by drag")
+        page.wait_for_my_move()
     assert page.console_errors() == []
 
 
@@ -304,7 +379,7 @@ def test_the_first_engine_move_after_start_comes_within_1_2_s(tmp_path):
 
 
 def screenshots(out: Path) -> None:
-    """docs/play.md's pictures: a game in progress, and analysis mode (both at a desktop width)."""
+    """docs/play.md's pictures: a game in progress, analysis mode and the set-up editor (at a desktop width)."""
     folder = Path(tempfile.mkdtemp(prefix="hiveai-play-shots-"))
     s = Server(folder)
     d = browser(1100, 720)
@@ -322,6 +397,20 @@ def screenshots(out: Path) -> None:
         page.until(lambda: page.js("return !document.getElementById('evalbar').hidden"), "analysis lines")
         time.sleep(3)
         d.save_screenshot(str(out / "play-analysis.png"))
+        d.set_window_size(1100, 860)  # the editor is taller than the board
+        page.click('[data-action="analyse"]')
+        page.click('[data-action="theme"]')
+        time.sleep(1)  # the board drawn again at the new size, behind the editor
+        page.click('[data-action="setup"]')  # the editor, a few pieces placed (a beetle up on its spider)
+        position = "return document.getElementById('setupboard').getAttribute('data-setup-position')"
+        page.until(lambda: page.js(position) == "Base+MLP;White[1]", "the set-up editor")
+        for piece, cell in (("wQ", "0,0"), ("bQ", "1,0"), ("wS", "-1,0"), ("bA", "2,0"), ("wB", "-1,0"),
+                            ("bB", "2,-1"), ("wA", "0,1")):
+            before = page.js(position)
+            page.click(f'[data-setup-piece="{piece}"]')
+            page.click(f'[data-setup-cell="{cell}"]')
+            page.until(lambda: page.js(position) != before, f"{piece} on {cell}")
+        d.save_screenshot(str(out / "play-setup.png"))
     finally:
         d.quit()
         s.stop()

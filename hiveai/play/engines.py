@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the rules load with the engine, after the page is up
     from hiveai.board import Board
     from hiveai.timeman import StopFlag
 
-__all__ = ["AnalysisLine", "EngineSide", "InProcessEngine", "UhpEngine", "engine_side"]
+__all__ = ["AnalysisLine", "EngineSide", "InProcessEngine", "Superseded", "UhpEngine", "engine_side"]
 
 # Size of the in-process engine's transposition table (MB): a quick start, enough for seconds per move.
 TT_MB = 64
@@ -31,6 +31,8 @@ LEVEL_SECONDS = 1.0
 
 # Seconds a UHP engine may answer late before it counts as hung (and is killed).
 UHP_GRACE = 60.0
+# Seconds between looks at the stop flag while a UHP engine searches (the flag is polled, as searches do).
+STOP_POLL = 0.02
 
 LOADING, READY, FAILED = "loading", "ready", "failed"
 
@@ -149,13 +151,20 @@ class InProcessEngine(EngineSide):
                 search(board, time=seconds, multipv=count, searcher=searcher, stop=stop, on_iteration=on_iteration)
 
 
+class Superseded(Exception):
+    """A search (or a review) ended early because a newer request superseded it: it has no answer."""
+
+
 class UhpEngine(EngineSide):
     """Another engine over the Universal Hive Protocol (``hiveai play --engine "nokamute uhp"``),
     through hiveai's UHP client (:func:`hiveai.engine.popen_uhp`, the one tournaments use).
 
-    UHP has no way to stop a timed ``bestmove``, so a superseded search runs out
-    its time and its answer is dropped; analysis is a series of timed searches,
-    each twice as long as the last, until stopped.
+    UHP has no command to stop a ``bestmove`` (some engines answer SIGINT, nokamute
+    does not), so a superseded search is stopped the one way every engine
+    obeys: its process is killed, and a fresh one is started for the next
+    request (the board says the engine is loading meanwhile). The killed
+    search raises :class:`Superseded`; it never gives an answer. Analysis is a
+    series of timed searches, each twice as long as the last, until stopped.
     """
 
     def __init__(self, command: str) -> None:
@@ -173,33 +182,95 @@ class UhpEngine(EngineSide):
         self.name = (engine.id or self.name).strip()
         return engine
 
-    def _search(self, board: Board, seconds: float, analyse: bool):
-        from hiveai.engine import UnsupportedLimitError
+    #: Processes started so far (1 at load, one more after each superseded search was killed).
+    started = 0
+    #: The engine takes whole seconds only (found on the first fraction it refused).
+    whole_seconds = False
+
+    def _restart(self) -> None:
+        """A fresh engine process in place of a killed one (under the search lock)."""
+        self.status = LOADING
+        self.on_status()
+        try:
+            self._backend = self._open()
+            self.started += 1
+            self.status = READY
+        except Exception as e:
+            self._backend, self.error, self.status = None, f"{type(e).__name__}: {e}", FAILED
+        self.on_status()
+
+    def _load(self) -> None:
+        super()._load()
+        self.started += self._backend is not None
+
+    def _search(self, board: Board, seconds: float, analyse: bool, stop: StopFlag):
+        """One timed search (under the lock); :class:`Superseded` if ``stop`` was set before it answered,
+        the engine's process then killed and a new one started."""
+        from hiveai.engine import EngineError, UnsupportedLimitError
         from hiveai.limit import Limit
 
-        engine = self._backend_or_raise()
+        if board.setup:
+            raise ValueError("a set-up position cannot be given to a UHP engine: UHP's newgame takes a move "
+                             "list from the empty board")
+        if stop.is_set():
+            raise Superseded
+        engine = self._engine()
         call = engine.analyse if analyse else engine.play
         # Room for an engine that loads its search on the first bestmove (hiveai compiles or reads its kernels).
         timeout = seconds + UHP_GRACE
+        answered = threading.Event()
+        killed = threading.Event()
+
+        def watch() -> None:
+            while not answered.wait(STOP_POLL):
+                if stop.is_set():
+                    killed.set()
+                    engine.kill()  # its read of the answer ends at once (the output closes)
+                    return
+
+        watcher = threading.Thread(target=watch, name="hiveai-uhp-stop", daemon=True)
+        watcher.start()
         try:
-            return call(board, Limit(time=seconds), timeout)
-        except UnsupportedLimitError:  # an engine that takes whole seconds only (nokamute)
-            engine.whole_seconds = True
-            return call(board, Limit(time=max(1.0, seconds)), timeout)
+            try:
+                result = call(board, Limit(time=seconds), timeout)
+            except UnsupportedLimitError:  # an engine that takes whole seconds only (nokamute)
+                engine.whole_seconds = self.whole_seconds = True
+                result = call(board, Limit(time=max(1.0, seconds)), timeout)
+        except EngineError:
+            if killed.is_set():
+                raise Superseded from None
+            raise
+        finally:
+            answered.set()
+            watcher.join()
+            if killed.is_set():
+                self._restart()
+        if killed.is_set():  # the answer came as the process was killed: it is stale all the same
+            raise Superseded
+        return result
+
+    def _engine(self):
+        """The running engine process, told whether it takes whole seconds only (a fresh one forgets)."""
+        engine = self._backend_or_raise()
+        engine.whole_seconds = engine.whole_seconds or self.whole_seconds
+        return engine
 
     def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
         with self._lock:
-            engine = self._backend_or_raise()
+            engine = self._engine()
             level_option = engine.options.get("Level")
             if level_option is not None:
                 engine.configure({level_option.name: level})
-            return str(self._search(board, seconds, analyse=False).move)
+            return str(self._search(board, seconds, analyse=False, stop=stop).move)
 
     def analyse(self, board, *, multipv, stop, on_lines, seconds=None) -> None:
         step = seconds or 1.0
         while True:
             with self._lock:
-                result = self._search(board, step, analyse=True)
+                try:
+                    result = self._search(board, step, analyse=True, stop=stop)
+                except Superseded:
+                    return  # stopped: the lines shown so far stand
             score = int(result.score) if result.score is not None else 0
             on_lines(result.depth or 0, [AnalysisLine(score, result.pv or [str(result.move)])])
             if seconds is not None or stop.is_set():

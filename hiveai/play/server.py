@@ -4,7 +4,10 @@ Routes (every answer JSON unless named otherwise; an error is ``{"error": messag
 with a 4xx status, and leaves the game unchanged):
 
 * ``GET /`` the page; ``GET /static/NAME`` its script, style and icon (a fixed set).
-* ``POST /api/new`` ``{game, colour, level, seconds, gamestring}`` a new game.
+* ``POST /api/new`` ``{game, colour, level, seconds, gamestring, setup}`` a new game (``setup``: a
+  :mod:`hiveai.setup` position to start from).
+* ``POST /api/setup`` ``{setup}`` or ``{game_id}`` the set-up editor's view of a position: its drawing,
+  the cells a piece may go on, the pieces left, and why no game could reach it (``problem``), if so.
 * ``GET /api/games`` the recent games; ``GET /api/game/ID`` one game's state.
 * ``POST /api/game/ID/ACTION`` with ACTION one of ``move`` ``{move}``, ``undo``,
   ``resign``, ``draw``, ``hint``, ``analyse`` ``{on, lines}``, ``review``,
@@ -12,7 +15,8 @@ with a 4xx status, and leaves the game unchanged):
 * ``GET /api/game/ID/at/PLY`` the picture after PLY moves (stepping through a game).
 * ``GET /api/game/ID/pgn`` the game as a PGN download; ``GET /api/game/ID/review`` its review page.
 * ``POST /api/import`` ``{text}`` a GameString or PGN, as a new game (at most :data:`MAX_UPLOAD` bytes).
-* ``WS /ws/ID`` the game's state, sent again after every change (engine moves, thinking, analysis lines).
+* ``WS /ws/ID`` the game's state, sent again after every change (engine moves, thinking, analysis lines,
+  each move a review has judged).
 
 Security: the server binds the loopback address unless told otherwise, and
 refuses any HTTP request or WebSocket handshake whose ``Host`` is not the
@@ -42,7 +46,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from typing import TYPE_CHECKING
 
 from hiveai.errors import HiveError
-from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide
+from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide, Superseded
 from hiveai.play.errors import BadRequest
 from hiveai.play.store import GameStore
 from hiveai.score import MATE_BOUND, format_score
@@ -95,7 +99,8 @@ class _Live:
     lines: int = ANALYSIS_LINES
     analysis: dict | None = None
     hint: dict | None = None
-    review: str = ""  # "", "running k/n", "ready"
+    review: str = ""  # "", "running", "stopped" (superseded), "ready"
+    review_live: dict | None = None  # the review so far: moves done, the graph, the marked mistakes
     review_html: str = ""
     error: str = ""
     sockets: set = field(default_factory=set)
@@ -115,7 +120,7 @@ class PlayServer:
     # --- games ---------------------------------------------------------------------
 
     def _load(self, game_id: int) -> _Live:
-        from hiveai.board import Board
+        from hiveai.notation import read_game_string
         from hiveai.play.session import Game, Players
 
         if game_id in self.live:
@@ -124,7 +129,12 @@ class PlayServer:
         if stored is None:
             raise BadRequest(f"There is no game {game_id}.")
         try:
-            board = Board.from_game_string(stored.game_string)
+            board = _start_board(stored.settings.get("setup"), stored.game_string)
+            for i, move in enumerate(read_game_string(stored.game_string).moves, 1):
+                try:
+                    board.play(move)
+                except HiveError as e:
+                    raise HiveError(f'move {i} ("{move}"): {e}') from None
         except HiveError as e:
             raise BadRequest(f"Game {game_id} cannot be replayed: {e}") from None
         game = Game(board, Players.from_dict(stored.settings), Game.parse_outcome(stored.outcome), game_id)
@@ -162,7 +172,8 @@ class PlayServer:
             except (HiveError, ValueError):  # lines of an older position: draw none
                 pass
         view.update(version=live.version, thinking=live.thinking, analysing=live.analysing,
-                    analysis=live.analysis, hint=live.hint, review=live.review, error=live.error,
+                    analysis=live.analysis, hint=live.hint, review=live.review, review_live=live.review_live,
+                    error=live.error,
                     engine={"name": self.engine.name, "status": self.engine.status, "error": self.engine.error})
         return view
 
@@ -173,6 +184,8 @@ class PlayServer:
             live.job.set()
             live.job = None
         live.thinking = ""
+        if live.review == "running":
+            live.review = "stopped"
 
     def _run(self, live: _Live, kind: str, work, done) -> None:
         """Run ``work(stop)`` in a worker thread as ``live``'s engine job; ``done(result)`` back on the loop
@@ -323,49 +336,73 @@ class PlayServer:
         from hiveai.pages import review_page
 
         g = live.game
-        if not g.board.ply:
+        if not g.board.move_history:
             raise BadRequest("There is no move to review yet.")
+        if g.board.setup:
+            raise BadRequest("The review replays a game from the empty board; this one starts from a "
+                             "set-up position (analyse it instead).")
         record = GameRecord.from_board(g.board, g.end.result if g.end else None)
-        live.review = "running"
+        total = len(record.moves)
+        loop = self.loop
 
         def work(stop: StopFlag) -> str:
-            return review_page(analyse_game(record, lambda line: None, depth=REVIEW_DEPTH), name=f"Game {g.id}")
+            def on_move(reviews) -> None:  # each move's verdict goes to the page at once
+                if stop.is_set():
+                    raise Superseded
+                loop.call_soon_threadsafe(self._on_review, live, stop, review_view(reviews, total))
+
+            try:
+                review = analyse_game(record, lambda line: None, depth=REVIEW_DEPTH, on_move=on_move)
+            except Superseded:
+                return ""
+            return review_page(review, name=f"Game {g.id}")
 
         def done(html: str) -> None:
             live.review, live.review_html = "ready", html
 
         self._run(live, "review", work, done)
+        live.review, live.review_live = "running", review_view([], total)
+
+    def _on_review(self, live: _Live, stop: StopFlag, view: dict) -> None:
+        if live.job is stop:
+            live.review_live = view
+            self._broadcast(live)
 
     def play_on(self, live: _Live, data: dict) -> _Live:
         """A new game from the first ``ply`` moves of ``live``'s, the person taking the side to move."""
-        from hiveai.board import Board
         from hiveai.play.session import Players
 
         g = live.game
         try:
-            ply = int(data.get("ply", g.board.ply))
+            ply = int(data.get("ply", len(g.board.move_history)))
         except (TypeError, ValueError):
             raise BadRequest(f"ply must be a whole number, not {data.get('ply')!r}.") from None
-        if not 0 <= ply <= g.board.ply:
-            raise BadRequest(f"ply must be 0 to {g.board.ply}, not {ply}.")
-        board = Board(g.board.game_type_string)
-        for move in g.board.move_history[:ply]:
-            board.play(move)
+        board = g.board_at(ply)
         colour = data.get("colour") or ("white", "black")[board.turn]
         players = Players.from_colour(colour, data.get("level", g.players.level), data.get("seconds"))
         return self.new_game(board, players)
 
     def at(self, live: _Live, ply: int) -> dict:
-        from hiveai.board import Board
         from hiveai.play.session import Game
 
-        g = live.game
-        if not 0 <= ply <= g.board.ply:
-            raise BadRequest(f"ply must be 0 to {g.board.ply}, not {ply}.")
-        board = Board(g.board.game_type_string)
-        for move in g.board.move_history[:ply]:
-            board.play(move)
+        board = live.game.board_at(ply)
         return {"ply": ply, "gamestring": board.game_string(), "svg": Game(board).svg()}
+
+
+def review_view(reviews, total: int) -> dict:
+    """The review panel so far: ``reviews`` (:class:`hiveai.analyse.MoveReview`) of a game of
+    ``total`` moves; the graph spans the whole game and fills in from the left."""
+    from hiveai.analyse import white_scores
+    from hiveai.pages import eval_graph
+
+    scores = white_scores(reviews) or [None]
+    scores += [None] * (total + 1 - len(scores))
+    marks = [""] + [r.mark for r in reviews]
+    labels = ["start"] + [f"{r.number}. {r.move} {r.mark}".rstrip() for r in reviews]
+    marked = [{"ply": r.number, "colour": r.colour, "move": str(r.move), "mark": r.mark, "best": str(r.best),
+               "loss": r.loss} for r in reviews if r.mark]
+    return {"done": len(reviews), "total": total, "marked": marked,
+            "graph": eval_graph(scores, marks=marks, labels=labels, width=320, height=100)}
 
 
 async def _send(ws: WebSocket, text: str, sockets: set) -> None:
@@ -494,13 +531,34 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         data = await _body(request)
         players = Players.from_colour(str(data.get("colour") or "white"), data.get("level", 5), data.get("seconds"))
         text = str(data.get("gamestring") or "").strip()
-        if text:
+        setup = str(data.get("setup") or "").strip()
+        if setup:
+            from hiveai.setup import set_up
+
+            board = set_up(setup)  # SetupError (a HiveError) names what no game could reach
+        elif text:
             board = _board_from_text(text)
         else:
             board = Board(parse_game_type(str(data.get("game") or "Base+MLP")))
         live = server.new_game(board, players)
         server._changed(live)
         return JSONResponse(server.state(live))
+
+    async def setup(request: Request) -> Response:
+        data = await _body(request)
+        if data.get("game_id") is not None:  # the editor opened on a game's position
+            from hiveai.setup import Setup
+
+            try:
+                live = server._load(int(data["game_id"]))
+            except (TypeError, ValueError):
+                raise BadRequest(f"game_id must be a game's number, not {data['game_id']!r}.") from None
+            text = str(Setup.from_board(live.game.board))
+        else:
+            text = data.get("setup")
+            if not isinstance(text, str) or not text.strip():
+                raise BadRequest('Give a set-up, e.g. {"setup": "Base+MLP;White;wQ@0,0;bQ@1,0"}.')
+        return JSONResponse(setup_view(text))
 
     async def games(request: Request) -> Response:
         from hiveai.play.session import Players
@@ -537,6 +595,9 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
 
         live = server._load(_game_id(request))
         g = live.game
+        if g.board.setup:
+            raise BadRequest("A game from a set-up position has no PGN: a PGN record starts from the empty "
+                             f"board. Its position: {g.board.setup}")
         stored = store.get(g.id)
         tags = {"Site": "hiveai play", "Event": f"Game {g.id}",
                 "Date": time.strftime("%Y.%m.%d", time.localtime(stored.created if stored else time.time())),
@@ -595,6 +656,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         Route("/static/{name}", static),
         Route("/api/new", guarded(new), methods=["POST"]),
         Route("/api/import", guarded(import_record), methods=["POST"]),
+        Route("/api/setup", guarded(setup), methods=["POST"]),
         Route("/api/games", guarded(games)),
         Route("/api/game/{game_id:int}", guarded(game)),
         Route("/api/game/{game_id:int}/at/{ply:int}", guarded(at)),
@@ -642,6 +704,51 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
 
 _NO_FRAMES = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
               "Cache-Control": "no-cache"}
+
+
+def setup_view(text: str) -> dict:
+    """The set-up editor's picture of set-up ``text``: the drawing, each cell a piece may go on
+    (the hive's cells and the empty ones around it, or the first cell) with its centre in the
+    drawing, the pieces left in hand by kind, and what, if anything, no game could reach.
+    SetupError (a 400) if the text names no pieces of the game."""
+    from hiveai.bug import COLOUR_LETTERS, KIND_LETTERS, PIECES_PER_COLOUR, kind_of, piece_in_game
+    from hiveai.cell import Cell, cell_index
+    from hiveai.play.session import PAGE_COLORS
+    from hiveai.setup import Setup
+    from hiveai.svg import board as board_svg
+    from hiveai.svg import cell_centres
+
+    setup = Setup.parse(text)
+    sketch = setup.sketch()
+    stacks = setup.stacks()
+    cells = set(stacks) | {n for c in stacks for n in c.neighbours()} if stacks else {Cell(0, 0)}
+    centres = cell_centres(sketch, [cell_index(c) for c in cells], hands=False)  # the palette shows the hands
+    targets = [[c.q, c.r, *centres[cell_index(c)], len(stacks.get(c, ()))] for c in sorted(cells, key=lambda c: (c.r, c.q))]
+    hand: dict[str, list] = {}
+    for colour, letter in enumerate(COLOUR_LETTERS):
+        counts: dict[str, list[int]] = {}  # kind letter -> [left in hand, in the game]
+        for p in range(colour * PIECES_PER_COLOUR, (colour + 1) * PIECES_PER_COLOUR):
+            if piece_in_game(p, sketch.game_type):
+                counts.setdefault(KIND_LETTERS[kind_of(p, sketch.game_type)], [0, 0])[1] += 1
+        for piece in sketch.pieces_in_hand(colour):
+            counts[str(piece)[1]][0] += 1
+        hand[("white", "black")[colour]] = [[letter + k, *v] for k, v in counts.items()]
+    entries = [[name[:2], c.q, c.r] for c in sorted(stacks, key=lambda c: (c.r, c.q)) for name in stacks[c]]
+    # The page holds the main board's picture too: the editor's glyphs get ids of their own, so
+    # neither picture's <use> finds the other's symbols (ids are one per document).
+    svg = (board_svg(sketch, colors=PAGE_COLORS, lastmove=False, hands=False)
+           .replace('id="hiveai-', 'id="hiveai-setup-').replace('href="#hiveai-', 'href="#hiveai-setup-'))
+    return {"setup": str(setup), "problem": setup.problem(), "game_type": sketch.game_type_string,
+            "turn": ("white", "black")[setup.turn], "entries": entries, "targets": targets, "hand": hand,
+            "svg": svg}
+
+
+def _start_board(setup: str | None, game_string: str) -> Board:
+    """Where a stored game starts: its set-up position, or the empty board of its GameString's type."""
+    from hiveai.board import Board
+    from hiveai.setup import set_up
+
+    return set_up(setup) if setup else Board(game_string.split(";", 1)[0])
 
 
 def _board_from_text(text: str) -> Board:

@@ -164,17 +164,28 @@ class Game:
         if self.outcome is not None:
             self.outcome = None
             return 0
-        if self.board.ply == 0:
-            raise BadRequest("There is no move to take back.")
+        if not self.board.move_history:
+            raise BadRequest("There is no move to take back." + (" (The game starts from a set-up position.)"
+                                                                  if self.board.setup else ""))
         humans = {c for c in (WHITE, BLACK) if self.players.side(c) == HUMAN}
         taken = 0
-        while self.board.ply:
+        while self.board.move_history:
             mover = 1 - self.board.turn  # who played the last move
             self.board.pop()
             taken += 1
             if mover in humans or not humans:
                 break
         return taken
+
+    def board_at(self, moves: int) -> Board:
+        """The board after the game's first ``moves`` moves, from its start (the empty board or its set-up)."""
+        n = len(self.board.move_history)
+        if not 0 <= moves <= n:
+            raise BadRequest(f"ply must be 0 to {n}, not {moves}.")
+        board = self.board.copy()
+        while len(board.move_history) > moves:
+            board.pop()
+        return board
 
     def resign(self) -> None:
         """The side to move resigns (between two people, or your side against the engine)."""
@@ -211,7 +222,11 @@ class Game:
             return None
 
     def settings(self) -> dict:
-        return asdict(self.players)
+        """What the store keeps beside the moves: the players, and the set-up the game started from."""
+        settings = asdict(self.players)
+        if self.board.setup:
+            settings["setup"] = self.board.setup
+        return settings
 
     # --- what the page shows ---------------------------------------------------
 
@@ -251,12 +266,13 @@ class Game:
             "id": self.id,
             "gamestring": b.game_string(),
             "game_type": b.game_type_string,
-            "ply": b.ply,
+            "ply": len(b.move_history),  # moves since the start (the empty board or the set-up)
+            "setup": b.setup or "",
             "turn": COLOUR_NAMES[b.turn],
             "state": self.end.result if self.end else b.state,
             "over": self.over,
             "end": self.end_text(),
-            "players": self.settings(),
+            "players": asdict(self.players),
             "colour": self.players.colour,
             "engine_to_move": self.engine_to_move,
             "pass_only": self.pass_only,

@@ -22,7 +22,9 @@
     m.hidden = !text;
   }
 
-  function api(path, body) {
+  // say: where an error goes (the page's message line unless a dialog shows its own).
+  function api(path, body, say) {
+    say = say || message;
     var options = {};
     if (body !== undefined) {
       options = {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
@@ -30,11 +32,11 @@
     return fetch(path, options).then(function (r) {
       return r.json().catch(function () { return {error: "The board's server answered " + r.status + "."}; })
         .then(function (data) {
-          if (!r.ok) { message(data.error || ("Error " + r.status)); return null; }
+          if (!r.ok) { say(data.error || ("Error " + r.status)); return null; }
           return data;
         });
     }).catch(function () {
-      message("The board's server does not answer: is `hiveai play` still running?");
+      say("The board's server does not answer: is `hiveai play` still running?");
       return null;
     });
   }
@@ -153,6 +155,39 @@
     box.innerHTML = html + "</ol>";
   }
 
+  // The review fills in as the engine judges each move: the graph from the left, the marked moves below.
+  function renderReview(s) {
+    var box = $("review"), r = s.review_live;
+    box.hidden = !s.review;
+    if (!s.review || !r) { box.innerHTML = ""; return; }
+    box.setAttribute("data-review", s.review);
+    box.setAttribute("data-review-done", r.done);
+    box.setAttribute("data-review-total", r.total);
+    var head = s.review === "running" ? "Reviewing: " + r.done + " of " + r.total + " moves\u2026"
+      : s.review === "stopped" ? "Review stopped at move " + r.done + " of " + r.total + "."
+      : "Review: " + r.total + " moves.";
+    var html = "<div class=\"depth\">" + esc(head) + "</div>" + r.graph;
+    if (r.marked.length) {
+      html += "<ol class=\"marked\">" + r.marked.map(function (m) {
+        return "<li data-ply=\"" + m.ply + "\" data-mark=\"" + esc(m.mark) + "\"><b>" + m.ply + ". " + esc(m.move) + " " +
+          esc(m.mark) + "</b> (" + esc(m.colour) + ") better: " + esc(m.best) + "</li>";
+      }).join("") + "</ol>";
+    } else if (r.done) {
+      html += "<div class=\"depth\">No mistakes marked so far.</div>";
+    }
+    if (s.review === "ready") {
+      html += "<a href=\"/api/game/" + s.id + "/review\" target=\"_blank\" rel=\"noopener\">Open the review page</a>";
+    }
+    box.innerHTML = html;
+    var svg = box.querySelector("svg");
+    if (svg) { svg.removeAttribute("width"); svg.removeAttribute("height"); }
+  }
+
+  $("review").addEventListener("click", function (ev) {
+    var at = ev.target.closest("[data-ply]");
+    if (at) { showPly(parseInt(at.getAttribute("data-ply"), 10)); }
+  });
+
   function esc(text) {
     return String(text).replace(/[&<>"]/g, function (c) { return {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"}[c]; });
   }
@@ -163,6 +198,7 @@
     if (!state || s.id !== state.id) { viewPly = null; connect(s.id); }
     state = s;
     boardEl.setAttribute("data-gamestring", s.gamestring);
+    boardEl.setAttribute("data-setup", s.setup || "");
     if (viewPly === null || viewPly === s.ply) {
       viewPly = null;
       drawBoard(s.svg, s.picks);
@@ -186,12 +222,7 @@
       hint.hidden = true;
       hint.removeAttribute("data-hint");
     }
-    var review = $("review");
-    review.hidden = !s.review;
-    if (s.review === "running") { review.textContent = "Reviewing every move\u2026"; }
-    if (s.review === "ready") {
-      review.innerHTML = "<a href=\"/api/game/" + s.id + "/review\" target=\"_blank\" rel=\"noopener\">Open the review (graph and marked mistakes)</a>";
-    }
+    renderReview(s);
     if (s.error) { message(s.error); }
     renderMoves(s);
     renderAnalysis(s);
@@ -242,7 +273,56 @@
 
   // --- the player's input ----------------------------------------------------------------
 
+  // Drag to move: press on a piece the player may pick, drag it onto a lit destination, let go.
+  // A press that does not move is a click (click-click stays as it was).
+  var drag = null;        // {name, el, x, y, moved, svg point of the press}
+  var DRAG_START = 6;     // pixels the pointer must move before a press becomes a drag
+
+  function svgPoint(svg, ev) {
+    var pt = svg.createSVGPoint();
+    pt.x = ev.clientX; pt.y = ev.clientY;
+    return pt.matrixTransform(svg.getScreenCTM().inverse());
+  }
+
+  boardEl.addEventListener("pointerdown", function (ev) {
+    var piece = ev.target.closest("g.piece[data-piece]");
+    if (!piece || ev.button !== 0) { return; }
+    drag = {name: piece.getAttribute("data-piece"), el: piece, x: ev.clientX, y: ev.clientY, moved: false,
+            from: svgPoint(boardEl.querySelector("svg"), ev)};
+  });
+
+  boardEl.addEventListener("pointermove", function (ev) {
+    if (!drag) { return; }
+    if (!drag.moved) {
+      if (Math.abs(ev.clientX - drag.x) + Math.abs(ev.clientY - drag.y) < DRAG_START) { return; }
+      drag.moved = true;
+      if (selected !== drag.name) { pick(drag.name, drag.el); }
+      drag.el.classList.add("dragging");
+    }
+    var p = svgPoint(boardEl.querySelector("svg"), ev);
+    drag.el.setAttribute("transform", "translate(" + (p.x - drag.from.x).toFixed(1) + "," + (p.y - drag.from.y).toFixed(1) + ")");
+    ev.preventDefault();
+  });
+
+  function endDrag(ev, drop) {
+    var d = drag;
+    drag = null;
+    if (!d || !d.moved) { return; }
+    d.el.classList.remove("dragging");
+    d.el.removeAttribute("transform");
+    suppressClick = true; // the click that follows a drag is not a pick
+    setTimeout(function () { suppressClick = false; }, 0);
+    var under = drop && document.elementFromPoint(ev.clientX, ev.clientY);
+    var dest = under && under.closest && under.closest(".dest[data-move]");
+    if (dest) { clearPick(); act("move", {move: dest.getAttribute("data-move")}); }
+  }
+  var suppressClick = false;
+  boardEl.addEventListener("pointerup", function (ev) { endDrag(ev, true); });
+  boardEl.addEventListener("pointercancel", function (ev) { endDrag(ev, false); });
+  boardEl.addEventListener("dragstart", function (ev) { ev.preventDefault(); });
+
   boardEl.addEventListener("click", function (ev) {
+    if (suppressClick) { suppressClick = false; return; }
     var dest = ev.target.closest(".dest[data-move]");
     if (dest) { clearPick(); act("move", {move: dest.getAttribute("data-move")}); return; }
     var piece = ev.target.closest("g.piece");
@@ -266,6 +346,7 @@
     if (action === "pgn" || action === "play") { return; }
     ev.preventDefault();
     if (action === "new") { $("newdialog").showModal(); return; }
+    if (action === "setup") { openSetup(); return; }
     if (action === "import") { $("importdialog").showModal(); return; }
     if (action === "games") { listGames(); return; }
     if (action === "theme") { theme(document.documentElement.classList.contains("dark") ? "light" : "dark"); return; }
@@ -318,6 +399,143 @@
     } else {
       send($("importtext").value);
     }
+  });
+
+  // --- the set-up editor ----------------------------------------------------------------------
+  // The editor keeps the pieces as [bug, q, r] (bug without its number: the server numbers them),
+  // listed bottom first; the server draws them, names the cells a bug may go on and says what,
+  // if anything, no game could reach.
+
+  var setup = {entries: [], tool: null, view: null};
+
+  function setupText() {
+    return $("setupgame").value + ";" + $("setupturn").value +
+      setup.entries.map(function (e) { return ";" + e[0] + "@" + e[1] + "," + e[2]; }).join("");
+  }
+
+  function setupProblem(text, ok) {
+    var box = $("setupproblem");
+    box.textContent = text || "";
+    box.className = "setupproblem" + (ok ? " ok" : "");
+    box.setAttribute("data-setup-problem", ok ? "" : (text || ""));
+  }
+
+  var setupAsked = 0; // answers may come back out of order: only the latest question's is drawn
+
+  function refreshSetup() {
+    var asked = ++setupAsked;
+    return api("/api/setup", {setup: setupText()}, function (e) { if (asked === setupAsked) { setupProblem(e); } })
+      .then(function (v) {
+        if (v && asked === setupAsked) { drawSetup(v); }
+        return v;
+      });
+  }
+
+  function drawSetup(v) {
+    setup.view = v;
+    setup.entries = v.entries;
+    var area = $("setupboard");
+    area.innerHTML = v.svg;
+    area.setAttribute("data-setup-position", v.setup);
+    var svg = area.querySelector("svg");
+    svg.removeAttribute("width"); svg.removeAttribute("height");
+    svg.querySelectorAll("[data-piece]").forEach(function (g) {
+      g.setAttribute("data-name", g.getAttribute("data-piece")); g.removeAttribute("data-piece");
+    });
+    var layer = document.createElementNS(SVG_NS, "g");
+    v.targets.forEach(function (t) {
+      var g = document.createElementNS(SVG_NS, "g");
+      g.setAttribute("class", "target");
+      g.setAttribute("data-setup-cell", t[0] + "," + t[1]);
+      g.setAttribute("data-height", t[4]);
+      var hex = document.createElementNS(SVG_NS, "polygon");
+      hex.setAttribute("points", hexPoints(t[2], t[3], DEST_RADIUS + 3));
+      g.appendChild(hex);
+      layer.appendChild(g);
+    });
+    svg.appendChild(layer);
+    ["white", "black"].forEach(function (colour) {
+      var box = $("palette-" + colour);
+      box.innerHTML = "";
+      v.hand[colour].forEach(function (h) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.className = colour;
+        b.setAttribute("data-setup-piece", h[0]);
+        b.setAttribute("aria-pressed", setup.tool === h[0] ? "true" : "false");
+        b.title = h[1] + " of " + h[2] + " left";
+        b.innerHTML = esc(h[0]) + "<small>" + h[1] + "</small>";
+        b.disabled = h[1] === 0;
+        box.appendChild(b);
+      });
+    });
+    document.querySelector('[data-setup-piece="remove"]').setAttribute("aria-pressed", setup.tool === "remove" ? "true" : "false");
+    $("setupgame").value = v.game_type;
+    setupProblem(v.problem || "A position a game can reach: " + v.setup.split(";")[1] + ".", !v.problem);
+  }
+
+  function openSetup() {
+    if (!$("setupgame").options.length) {
+      $("setupgame").innerHTML = $("newgame").innerHTML;
+      $("setuplevel").innerHTML = $("newlevel").innerHTML;
+    }
+    if (state) { $("setupgame").value = state.game_type; }
+    setup.entries = [];
+    $("setupdialog").showModal();
+    refreshSetup();
+  }
+
+  $("setupdialog").addEventListener("click", function (ev) {
+    var tool = ev.target.closest("[data-setup-piece]");
+    if (tool) {
+      setup.tool = setup.tool === tool.getAttribute("data-setup-piece") ? null : tool.getAttribute("data-setup-piece");
+      $("setupdialog").querySelectorAll("[data-setup-piece]").forEach(function (b) {
+        b.setAttribute("aria-pressed", b.getAttribute("data-setup-piece") === setup.tool ? "true" : "false");
+      });
+      return;
+    }
+    var cell = ev.target.closest("[data-setup-cell]");
+    if (cell) {
+      var qr = cell.getAttribute("data-setup-cell").split(",").map(Number);
+      if (setup.tool === "remove") {
+        for (var i = setup.entries.length - 1; i >= 0; i--) {
+          if (setup.entries[i][1] === qr[0] && setup.entries[i][2] === qr[1]) { setup.entries.splice(i, 1); break; }
+        }
+      } else if (setup.tool) {
+        setup.entries.push([setup.tool, qr[0], qr[1]]);
+      } else {
+        setupProblem("Pick a bug (or the eraser) first.");
+        return;
+      }
+      refreshSetup();
+      return;
+    }
+    var button = ev.target.closest("[data-action]");
+    if (!button) { return; }
+    var action = button.getAttribute("data-action");
+    if (action === "setup-clear") { setup.entries = []; refreshSetup(); }
+    if (action === "setup-current" && state) {
+      ++setupAsked;
+      api("/api/setup", {game_id: state.id}, setupProblem).then(function (v) {
+        if (v) { $("setupturn").value = v.turn === "white" ? "White" : "Black"; drawSetup(v); }
+      });
+    }
+    if (action === "setup-play" || action === "setup-analyse") {
+      var analyse = action === "setup-analyse";
+      api("/api/new", {setup: setupText(), colour: analyse ? "people" : $("setupcolour").value,
+                       level: $("setuplevel").value}, setupProblem).then(function (s) {
+        if (!s) { return; }
+        $("setupdialog").close();
+        opened(s);
+        if (analyse) { act("analyse", {on: true}); }
+      });
+    }
+  });
+  ["setupgame", "setupturn"].forEach(function (id) {
+    $(id).addEventListener("change", function () {
+      if (id === "setupgame") { setup.entries = []; } // another game's bugs
+      refreshSetup();
+    });
   });
 
   function listGames() {
