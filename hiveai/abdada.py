@@ -16,7 +16,8 @@ searched, and the driver empties the table before each search.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from hiveai.borrow import counts_free
 
 BUSY_MIN_DEPTH = 3
 BUSY_SIZE = 1 << 15  # Kerrigan's table size; entries live only while a move is searched
@@ -32,25 +33,25 @@ def new_busy_table() -> np.ndarray:
     return np.zeros(BUSY_SIZE, dtype=np.int64)
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def busy_key(key, mv):
     """The entry for move ``mv`` in the position of hash ``key``."""
     return key ^ (mv * BUSY_MULT)
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def is_busy(busy, entry):
     """Whether some thread marked ``entry`` (:func:`busy_key`) and has not cleared it."""
     return busy[entry & BUSY_MASK] == entry
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def mark_busy(busy, entry):
     """Mark ``entry`` as being searched."""
     busy[entry & BUSY_MASK] = entry
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def clear_busy(busy, entry):
     """Unmark ``entry``, unless another pair took its slot since."""
     if busy[entry & BUSY_MASK] == entry:

@@ -11,8 +11,20 @@ what :func:`borrow` gives: a view of the same memory, same type, no owner.
 It is safe only while someone else keeps the array alive, so a kernel
 borrows its *arguments* at entry (the caller holds them for the whole call)
 and never returns or stores a borrowed view.
+
+The kernels below the search and perft (make/unmake, move generation) go one
+step further: :func:`counts_free` compiles them without numba's runtime, so
+they contain no reference-count calls at all. Even with borrowed views each
+of those was a call that returned at once, and the calls cost more than
+their few instructions: they split the rules' small loops, so LLVM kept
+values in memory across them. Such a kernel cannot allocate (numba refuses
+to compile one that tries), and it only reads and writes the arrays its
+caller passes and keeps alive, so it never needs a count.
 """
 
+from functools import partial
+
+from numba import njit
 from numba.core import types
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
@@ -33,3 +45,9 @@ def borrow(typingctx, arr):
         return out._getvalue()
 
     return arr(arr), codegen
+
+
+#: ``@counts_free`` or ``@counts_free(inline="always")``: ``njit(cache=True)``
+#: without numba's runtime (its ``_nrt`` option), for kernels that allocate
+#: nothing and only use the arrays they are given.
+counts_free = partial(njit, cache=True, _nrt=False)

@@ -39,8 +39,8 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from hiveai.borrow import counts_free
 from hiveai.bug import (
     ANT,
     CRITTERS,
@@ -238,18 +238,18 @@ def _one_line(e: Exception) -> str:
     return " ".join(str(e).split())
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def _nb(cell, d):
     return (cell + DIR_OFFSET[d]) & CELL_MASK
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def evaluate(b, ws, w):
     """Score of an unfinished position for the side to move (higher is better)."""
     return evaluate_pinned(b, ws, w, -1)
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def evaluate_pinned(b, ws, w, pinned):
     """evaluate(), given the pinned-piece mask (movegen.find_pinned) when the
     caller knows it already (the search: movegen.pinned_after_move), else -1."""
@@ -364,7 +364,7 @@ def evaluate_pinned(b, ws, w, pinned):
 
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def _dragonfly_threat(b, mobile, qc, enemy_base):
     """1 if the enemy Dragonfly can move and fly onto a free cell next to the
     queen on ``qc`` (one not beside the Dragonfly itself), else 0."""

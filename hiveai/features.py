@@ -38,8 +38,8 @@ trained on, and hiveai.network refuses a file made for another.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from hiveai.borrow import counts_free
 from hiveai.bug import (
     CRITTERS,
     N_ALL_KINDS,
@@ -127,7 +127,7 @@ def features(b: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def features_into(b, ws, moves, out, pinned):
     """Write the feature vector of ``b`` into ``out`` (float32, N_FEATURES long).
 

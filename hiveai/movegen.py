@@ -38,8 +38,8 @@ node. Cells are marked with ever-increasing stamps to avoid clearing arrays.
 """
 
 import numpy as np
-from numba import njit
 
+from hiveai.borrow import counts_free
 from hiveai.bug import (
     ANT,
     BEETLE,
@@ -152,12 +152,12 @@ for _d, _offset in enumerate(DIR_OFFSET):
 _LOWEST_BIT = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(64)], dtype=np.int64)
 
 
-@njit(cache=True)
+@counts_free
 def _nb(cell, d):
     return (cell + DIR_STEP[d]) & CELL_MASK
 
 
-@njit(cache=True)
+@counts_free
 def new_stamp(ws):
     """A fresh stamp: a cell or piece is marked when its WS_MARK slot equals it."""
     s = ws[WS_STAMP] + 1
@@ -165,7 +165,7 @@ def new_stamp(ws):
     return s
 
 
-@njit(cache=True)
+@counts_free
 def renew_stamps(ws):
     """Restart the stamp counter before it can overflow int32.
 
@@ -178,7 +178,7 @@ def renew_stamps(ws):
         ws[WS_STAMP] = 0
 
 
-@njit(cache=True)
+@counts_free
 def slide_directions(b, cell, hole):
     """Bit set of the directions a piece on ``cell`` can slide to, with the
     cell ``hole`` counted as empty (the sliding mover's own start cell, lifted
@@ -196,7 +196,7 @@ def slide_directions(b, cell, hole):
     return ~occ & (left ^ right) & 63
 
 
-@njit(cache=True)
+@counts_free
 def _can_climb(b, cell, d, h_src, h_dst):
     """Beetle-gate test for a step between stacks of heights h_src and h_dst."""
     hl = b[HEIGHT + ((cell + _LEFT_OFFSET[d]) & CELL_MASK)]
@@ -206,7 +206,7 @@ def _can_climb(b, cell, d, h_src, h_dst):
     return min(hl, hr) <= max(h_src, h_dst)
 
 
-@njit(cache=True)
+@counts_free
 def _add(ws, stamp, moves, n, piece, dest):
     """Append (piece, dest) unless this piece already has it (same stamp)."""
     if ws[WS_MARK + dest] != stamp:
@@ -219,7 +219,7 @@ def _add(ws, stamp, moves, n, piece, dest):
 # --- One Hive ---------------------------------------------------------------
 
 
-@njit(cache=True)
+@counts_free
 def find_pinned(b, ws, root):
     """The pieces that are articulation points of the hive: bit p set for piece p.
 
@@ -295,7 +295,7 @@ def find_pinned(b, ws, root):
     return pinned
 
 
-@njit(cache=True)
+@counts_free
 def pinned_after_move(b, pinned, mv):
     """The pinned mask (find_pinned) after the legal move ``mv``, from the mask
     ``pinned`` before it, in the cases where it follows without a new pass;
@@ -348,7 +348,7 @@ def pinned_after_move(b, pinned, mv):
     return -1
 
 
-@njit(cache=True)
+@counts_free
 def _adjacent_pair(ring):
     """Whether the two set bits of a six-bit neighbour mask are next to each other."""
     return BIT_COUNT[ring | ((ring << 1) & 63) | (ring >> 5)] == 3
@@ -359,7 +359,7 @@ def _adjacent_pair(ring):
 # one lower), appends its destinations and returns the new end of ``moves``.
 
 
-@njit(cache=True)
+@counts_free
 def _slide_one(b, ws, stamp, moves, n, p, src):
     """Queen and pillbug: one sliding step."""
     m = slide_directions(b, src, src)
@@ -369,7 +369,7 @@ def _slide_one(b, ws, stamp, moves, n, p, src):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def _spider(b, ws, stamp, moves, n, p, src, dead_ends, anywhere):
     """Exactly three sliding steps, never revisiting a cell (start included).
 
@@ -402,7 +402,7 @@ def _spider(b, ws, stamp, moves, n, p, src, dead_ends, anywhere):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def _ant(b, ws, stamp, moves, n, p, src, max_steps):
     """Sliding steps, at most ``max_steps`` of them (Hive: no limit, Critters: 5):
     a breadth-first flood fill of the reachable empty cells, level by level so
@@ -434,7 +434,7 @@ def _ant(b, ws, stamp, moves, n, p, src, max_steps):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def _grasshopper(b, ws, stamp, moves, n, p, src):
     """Jump in a straight line over one or more stacks to the first gap."""
     for d in range(6):
@@ -447,7 +447,7 @@ def _grasshopper(b, ws, stamp, moves, n, p, src):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def _beetle(b, ws, stamp, moves, n, p, src, on_beetles):
     """One step in any direction, onto or off stacks, gate-checked by height;
     never onto a beetle unless ``on_beetles`` (Hive: yes, Critters: no)."""
@@ -462,7 +462,7 @@ def _beetle(b, ws, stamp, moves, n, p, src, on_beetles):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def _ladybug(b, ws, stamp, moves, n, p, src):
     """Two climbing steps over the hive, then one step down to an empty cell."""
     for d1 in range(6):
@@ -486,7 +486,7 @@ def _ladybug(b, ws, stamp, moves, n, p, src):
 # --- Critters bugs -----------------------------------------------------------
 
 
-@njit(cache=True)
+@counts_free
 def _dragonfly(b, ws, stamp, moves, n, p, src, relax):
     """Flies (no gates, no sliding) to any empty ground cell next to another
     piece, at least two cells from its start (``relax``: next to it too).
@@ -511,7 +511,7 @@ def _dragonfly(b, ws, stamp, moves, n, p, src, relax):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def _critters_moves(b, ws, stamp, moves, n, p, src, gt):
     """Destinations of piece p in Critters (``gt`` may carry RELAX_* bits)."""
     k = CRITTERS_KIND[p]
@@ -526,7 +526,7 @@ def _critters_moves(b, ws, stamp, moves, n, p, src, gt):
     return _moves_as(b, ws, stamp, moves, n, p, src, k)
 
 
-@njit(cache=True)
+@counts_free
 def _queen_ring_after(b, qc, src, dest):
     """NBR mask of the queen on ``qc`` after a piece goes from ``src`` (-1: in
     hand) to ``dest``: a ground piece leaving frees its cell, the landing fills one."""
@@ -536,7 +536,7 @@ def _queen_ring_after(b, qc, src, dest):
     return ring | HOLE_BIT[(dest - qc) & CELL_MASK]
 
 
-@njit(cache=True)
+@counts_free
 def _drop_suicides(b, moves, start, n, side):
     """Critters: remove from moves[start:n] each move after which the mover's
     own queen is surrounded, unless the enemy queen is too (a draw). Returns
@@ -561,7 +561,7 @@ def _drop_suicides(b, moves, start, n, side):
     return k
 
 
-@njit(cache=True)
+@counts_free
 def _moves_as(b, ws, stamp, moves, n, p, src, kind):
     """Destinations of piece p moving like ``kind`` (never MOSQUITO)."""
     if kind == QUEEN or kind == PILLBUG:
@@ -579,7 +579,7 @@ def _moves_as(b, ws, stamp, moves, n, p, src, kind):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def _mosquito(b, ws, stamp, moves, n, p, src):
     """Moves of every bug on top of a neighbouring stack; on the hive, beetle only."""
     if b[LEVEL + p] > 0:
@@ -602,7 +602,7 @@ def _mosquito(b, ws, stamp, moves, n, p, src):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def _throws(b, ws, stamp, moves, n, x, xcell, thrower):
     """Pillbug power: lift x onto the thrower's cell, drop it on an empty neighbour."""
     d_up = -1
@@ -625,7 +625,7 @@ def _throws(b, ws, stamp, moves, n, x, xcell, thrower):
 # --- Placement --------------------------------------------------------------
 
 
-@njit(cache=True)
+@counts_free
 def _first_cell(b):
     """The cell of White's one piece on the board (at ply 1)."""
     first = b[POS + 0]
@@ -635,7 +635,7 @@ def _first_cell(b):
     return first
 
 
-@njit(cache=True)
+@counts_free
 def _placement_cells(b, ws, side):
     """Cells where side may place; stored at ws[WS_QUEUE:], returns the count."""
     ply = b[PLY]
@@ -669,7 +669,7 @@ def _placement_cells(b, ws, side):
     return k
 
 
-@njit(cache=True)
+@counts_free
 def _touches_only_own(b, e, side):
     """Whether every stack next to cell e is topped by one of side's pieces."""
     around = b[NBR + e] & ALL_NEIGHBOURS
@@ -681,7 +681,7 @@ def _touches_only_own(b, e, side):
     return True
 
 
-@njit(cache=True)
+@counts_free
 def is_legal_placement(b, ws, moves, n, mv):
     """Whether ``mv`` is a placement generate_moves would give here, tested
     without generating them (moves[n] is scratch for the Critters rule).
@@ -713,13 +713,13 @@ def is_legal_placement(b, ws, moves, n, mv):
     return True
 
 
-@njit(cache=True)
+@counts_free
 def _placeable(b, ws, side):
     """Pieces side may place now (lowest number of each bug); returns the count."""
     return _placeable_in(b, ws, side, _is_critters(b))
 
 
-@njit(cache=True, inline="always")
+@counts_free(inline="always")
 def _placeable_in(b, ws, side, critters):
     """_placeable with the game type's Critters test given (a constant where inlined)."""
     base = side * PIECES_PER_COLOUR
@@ -762,13 +762,13 @@ def _placeable_in(b, ws, side, critters):
 # a status check and reference-count calls on every array argument).
 
 
-@njit(cache=True)
+@counts_free
 def _is_critters(b):
     """Whether the game type (RELAX_* bits aside) is Critters."""
     return (b[GAME_TYPE] & GAME_TYPE_BITS) == CRITTERS
 
 
-@njit(cache=True)
+@counts_free
 def generate_moves(b, ws, moves, n):
     """Append all legal moves of the side to move (not PASS) to moves[n:].
 
@@ -780,13 +780,13 @@ def generate_moves(b, ws, moves, n):
     return _movements(b, ws, moves, _placements(b, ws, moves, n, False), -1, False)
 
 
-@njit(cache=True)
+@counts_free
 def _critters_moves_all(b, ws, moves, n):
     """generate_moves in Critters."""
     return _movements(b, ws, moves, _placements(b, ws, moves, n, True), -1, True)
 
 
-@njit(cache=True)
+@counts_free
 def generate_placements(b, ws, moves, n):
     """The placements of generate_moves alone, appended at moves[n:]; returns the new end."""
     if _is_critters(b):
@@ -794,13 +794,13 @@ def generate_placements(b, ws, moves, n):
     return _placements(b, ws, moves, n, False)
 
 
-@njit(cache=True)
+@counts_free
 def _critters_placements(b, ws, moves, n):
     """generate_placements in Critters."""
     return _placements(b, ws, moves, n, True)
 
 
-@njit(cache=True, inline="always")
+@counts_free(inline="always")
 def _placements(b, ws, moves, n, critters):
     """generate_placements' body; ``critters`` is the game type's test (a constant where inlined)."""
     renew_stamps(ws)
@@ -819,7 +819,7 @@ def _placements(b, ws, moves, n, critters):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def generate_movements(b, ws, moves, n, pinned):
     """The moves of pieces on the board (pillbug throws included) of
     generate_moves alone, appended at moves[n:]; returns the new end.
@@ -833,13 +833,13 @@ def generate_movements(b, ws, moves, n, pinned):
     return _movements(b, ws, moves, n, pinned, False)
 
 
-@njit(cache=True)
+@counts_free
 def _critters_movements(b, ws, moves, n, pinned):
     """generate_movements in Critters."""
     return _movements(b, ws, moves, n, pinned, True)
 
 
-@njit(cache=True, inline="always")
+@counts_free(inline="always")
 def _movements(b, ws, moves, n, pinned, critters):
     """generate_movements' body; ``critters`` is the game type's test (a constant where inlined)."""
     renew_stamps(ws)
@@ -902,7 +902,7 @@ def _movements(b, ws, moves, n, pinned, critters):
     return n
 
 
-@njit(cache=True)
+@counts_free
 def legal_moves(b, ws, moves, n):
     """Legal moves appended at moves[n:], a lone PASS when stuck; returns the end.
 

@@ -15,8 +15,8 @@ sort puts the best first and the move comes back as ``(-k) & 0xFFFF``.
 
 from __future__ import annotations
 
-from numba import njit
 
+from hiveai.borrow import counts_free
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
 from hiveai.hex_grid import CELL_MASK
 from hiveai.movegen import DIR_STEP, PIECE_MASK, WS_MARK, generate_placements, new_stamp
@@ -38,7 +38,7 @@ HISTORY_MAX = (1 << 28) - 1
 SELECTION_PICKS = 6
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def _mark_around(ws, cell, stamp):
     """Stamp ``cell`` and its six neighbours in the workspace's cell marks."""
     if cell < 0:
@@ -48,7 +48,7 @@ def _mark_around(ws, cell, stamp):
         ws[WS_MARK + ((cell + DIR_STEP[d]) & CELL_MASK)] = stamp
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
     """Ordering key of each move in moves[start:end], packed with the move
     into ``keys_[i]`` (see the module docstring).
@@ -95,7 +95,7 @@ def order_keys(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
         keys_[i] = -((key << 16) | mv)
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def best_key(keys_, i, end):
     """Index of the best (smallest) key in keys_[i:end]."""
     j = i
@@ -105,7 +105,7 @@ def best_key(keys_, i, end):
     return j
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def add_placements(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
     """Append the placements (keyed) to a node's list of movements at
     moves[start:end], or PASS if there is no move at all; returns the new end."""
@@ -117,7 +117,7 @@ def add_placements(b, ws, sd, moves, keys_, start, end, tt_move, ply, side):
     return n
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def plausible(b, mv):
     """Whether ``mv`` can be made here without corrupting the position (a
     guard against TT key collisions, not a legality test)."""
@@ -133,7 +133,7 @@ def plausible(b, mv):
     return b[TOP + src] == piece and dest != src
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def record_refutation(sd, ply, side, mv, depth):
     """A quiet move ``mv`` cut off at ``ply``: make it killer 1, add ``depth``
     squared to its history, and make it the countermove to the last move."""

@@ -35,8 +35,8 @@ import struct
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
+from hiveai.borrow import counts_free
 from hiveai.evaluate import evaluate_pinned
 from hiveai.features import FEATURE_SET, N_FEATURES, features_into
 
@@ -233,7 +233,7 @@ def kernel_net(net: Network | None) -> tuple:
     return flat, layout, ws, moves, np.zeros(N_FEATURES, dtype=np.float32), new_activations()
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def forward(flat, layout, x, act):
     """The network's output for features ``x``: layers from ``flat`` as ``layout``
     describes them (Network.flat, Network.layout), ReLU between them; ``act``
@@ -260,7 +260,7 @@ def forward(flat, layout, x, act):
     return src[0]
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def network_score(b, net, pinned):
     """The network's score of position ``b`` for the side to move: its output
     clipped to [-1, 1] times the file's scale, an int in the evaluation's units
@@ -276,7 +276,7 @@ def network_score(b, net, pinned):
     return int(round(y * flat[0]))
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def static_score(b, ws, w, net, pinned):
     """The static evaluation the search uses: the network's if ``net`` holds
     one, else hiveai.evaluate's linear one with weights ``w``."""

@@ -14,8 +14,8 @@ and so do pillbug throws: UHP names the thrown piece and where it lands.
 """
 
 import numpy as np
-from numba import njit
 
+from hiveai.borrow import counts_free
 from hiveai.bug import EXP_PILLBUG, MAX_STACK, N_PIECES, PIECES_PER_COLOUR
 from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, N_CELLS
 from hiveai.zobrist import game_type_key, piece_key, side_key, stunned_key
@@ -55,7 +55,7 @@ def new_position(game_type: int) -> np.ndarray:
     return b
 
 
-@njit(cache=True)
+@counts_free
 def _tell_neighbours(b, cell, occupied):
     """Set (or clear) ``cell``'s bit in the NBR masks of its six neighbours:
     seen from the neighbour in direction d, ``cell`` lies in direction d + 3."""
@@ -68,7 +68,7 @@ def _tell_neighbours(b, cell, occupied):
             b[n] &= ~bit
 
 
-@njit(cache=True)
+@counts_free
 def _lift(b, p):
     """Take piece p off the top of its stack; returns its cell."""
     src = b[POS + p]
@@ -82,7 +82,7 @@ def _lift(b, p):
     return src
 
 
-@njit(cache=True)
+@counts_free
 def _drop(b, p, cell):
     """Put piece p on top of ``cell``."""
     h = b[HEIGHT + cell]
@@ -96,7 +96,7 @@ def _drop(b, p, cell):
     b[HASH] ^= piece_key(p, cell, h)
 
 
-@njit(cache=True)
+@counts_free
 def _stun_hash(b, p):
     """Hash term for "piece p moved last ply" (0 when p is -1).
 
@@ -109,7 +109,7 @@ def _stun_hash(b, p):
     return stunned_key(p)
 
 
-@njit(cache=True)
+@counts_free
 def do_move(b, mv):
     """Play ``mv`` (assumed legal). Returns the undo token for :func:`undo_move`."""
     last = b[LAST_MOVED]
@@ -141,7 +141,7 @@ def undo_source(token: int) -> int:
     return (int(token) & 2047) - 1
 
 
-@njit(cache=True)
+@counts_free
 def undo_move(b, mv, token):
     """Take back ``mv``, given the token :func:`do_move` returned."""
     b[PLY] -= 1
@@ -161,7 +161,7 @@ def undo_move(b, mv, token):
     b[HASH] ^= _stun_hash(b, last)
 
 
-@njit(cache=True)
+@counts_free
 def some_piece_cell(b):
     """The cell of the lowest-numbered piece on the board (any cell of the
     hive: where a walk over it can start), -1 on an empty board."""
@@ -171,18 +171,18 @@ def some_piece_cell(b):
     return -1
 
 
-@njit(cache=True)
+@counts_free
 def occupied_neighbours(b, cell):
     """How many of the six cells around ``cell`` hold a piece."""
     return BIT_COUNT[b[NBR + (cell & CELL_MASK)] & ALL_NEIGHBOURS]
 
 
-@njit(cache=True)
+@counts_free
 def surrounded(b, cell):
     return b[NBR + (cell & CELL_MASK)] == ALL_NEIGHBOURS
 
 
-@njit(cache=True)
+@counts_free
 def game_result(b):
     """IN_PROGRESS, WHITE_WINS, BLACK_WINS or DRAW, by queen surround only.
 
@@ -203,7 +203,7 @@ def game_result(b):
     return IN_PROGRESS
 
 
-@njit(cache=True)
+@counts_free
 def recompute_hash(b):
     """The Zobrist hash computed from scratch (make/unmake keep it incrementally).
 

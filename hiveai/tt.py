@@ -47,8 +47,8 @@ from __future__ import annotations
 import mmap
 
 import numpy as np
-from numba import njit
 
+from hiveai.borrow import counts_free
 from hiveai.score import MATE_BOUND, WIN
 from hiveai.ttsize import DEFAULT_TT_MB, table_entries
 
@@ -89,7 +89,7 @@ def new_table(size_mb: int = DEFAULT_TT_MB) -> tuple[np.ndarray, np.ndarray]:
     return words[0::2], words[1::2]
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def score_to_tt(score, ply):
     """Mate score relative to the root -> relative to this node (ply plies down)."""
     if score > MATE_BOUND:
@@ -99,7 +99,7 @@ def score_to_tt(score, ply):
     return score
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def score_from_tt(score, ply):
     """Inverse of :func:`score_to_tt`."""
     if score > MATE_BOUND:
@@ -109,7 +109,7 @@ def score_from_tt(score, ply):
     return score
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def tt_probe(keys, data, key):
     """The data word stored for ``key`` (see the module docstring), or 0 if
     there is none; a slot torn by a concurrent store reads as a miss."""
@@ -121,38 +121,38 @@ def tt_probe(keys, data, key):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def entry_move(d):
     return (d & _MOVE_MASK) - 1
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def entry_score(d):
     return ((d >> 16) & 0xFFFFFFFF) - _SCORE_OFFSET
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def entry_depth(d):
     return (d >> 48) & 0xFF
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def entry_bound(d):
     return (d >> 56) & 3
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def entry_generation(d):
     return (d >> 58) & 63
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def _pack(move, score, depth, bound, generation):
     return ((move + 1) & _MOVE_MASK) | ((score + _SCORE_OFFSET) << 16) | (depth << 48) | (bound << 56) | (
         generation << 58)
 
 
-@njit(cache=True, nogil=True)
+@counts_free(nogil=True)
 def tt_store(keys, data, key, move, score, depth, bound, generation):
     """Record a search result; ``score`` already node-relative (score_to_tt)."""
     i = key & (keys.shape[0] - 2)

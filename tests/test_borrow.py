@@ -1,12 +1,14 @@
 """hiveai.borrow: a view of an array without reference counting."""
 
 import numpy as np
+import pytest
 from numba import njit
 from numba.core import types
+from numba.core.errors import NumbaError
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
-from hiveai.borrow import borrow
+from hiveai.borrow import borrow, counts_free
 
 
 @intrinsic
@@ -59,3 +61,45 @@ def test_borrowed_view_has_no_owner_so_no_reference_counting():
     own, borrowed = _owners(np.arange(4))
     assert own != 0
     assert borrowed == 0
+
+
+@counts_free
+def _bump(a, k):
+    for i in range(a.shape[0]):
+        a[i] += k
+    return a.shape[0]
+
+
+@counts_free(inline="always")
+def _first(a):
+    return a[0]
+
+
+@counts_free
+def _first_through_inlined(a):
+    return _first(a)
+
+
+def test_counts_free_kernel_reads_and_writes_its_arguments():
+    a = np.arange(5, dtype=np.int64)
+    assert _bump(a, 10) == 5
+    assert a.tolist() == [10, 11, 12, 13, 14]
+    assert _first_through_inlined(np.array([7, 8], dtype=np.int32)) == 7
+
+
+def test_counts_free_kernel_cannot_allocate():
+    # Compiled without numba's runtime: an array it made could never be freed,
+    # so numba refuses to compile it rather than leak or crash.
+    def allocates(n):
+        return np.zeros(n).sum()
+
+    assert njit(allocates)(3) == 0.0  # fine with the runtime
+    with pytest.raises(NumbaError):
+        counts_free(allocates)(3)
+
+
+def test_move_generation_and_make_unmake_are_counts_free():
+    from hiveai import movegen, position
+
+    for kernel in (movegen.generate_moves, movegen.find_pinned, position.do_move, position.undo_move):
+        assert kernel.targetoptions["_nrt"] is False, kernel
