@@ -291,13 +291,13 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
 
 def test_search_switches_parse_and_the_threat_extension_changes_the_tree(monkeypatch):
     monkeypatch.setenv(SEARCH_ENV, " extend=0 ")
-    assert search_switches() == {"extend": 0}
-    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
+    assert search_switches() == {"extend": 0, "contempt": 0}
+    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x", "contempt=-50", "contempt=7"):
         monkeypatch.setenv(SEARCH_ENV, bad)
         with pytest.raises(ValueError, match=SEARCH_ENV):
             search_switches()
     monkeypatch.delenv(SEARCH_ENV)
-    assert search_switches() == {"extend": 1}  # the default a match kept (hiveai.switches)
+    assert search_switches() == {"extend": 1, "contempt": 0}  # the defaults (hiveai.switches)
     board = Board.parse(MIDGAME)
     nodes = {}
     for extend in (0, 1):
