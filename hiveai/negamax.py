@@ -11,9 +11,7 @@ the side to move could surround the enemy queen is searched one ply deeper
 Positions repeating one earlier on the search path or in the game since the
 last placement score as a draw: Hive has no repetition rule, but this stops
 a winning side from shuffling (placements are the only irreversible moves,
-so the scan stops at the last one). A repetition draw is worth ``-C`` to
-the side to move at the root and ``+C`` to its opponent (the contempt,
-switch ``contempt`` in :mod:`hiveai.switches`, default 0). With other threads on the same tree,
+so the scan stops at the last one). With other threads on the same tree,
 moves they are searching are put off (:mod:`hiveai.abdada`).
 
 The recursion is cached by numba only because every recursive call passes
@@ -46,7 +44,7 @@ from hiveai.position import (
     occupied_neighbours, undo_move,
 )
 from hiveai.scratch import (
-    CTL_CONTEMPT, CTL_EVAL_HITS, CTL_EVALS, CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_MOVE,
+    CTL_EVAL_HITS, CTL_EVALS, CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_MOVE,
     CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES, EVAL_CACHE_BITS, MAX_PLY,
     SD_EVAL, SD_KILLERS, SD_PLY_MOVE, SD_PV, SD_PVLEN,
 )
@@ -109,32 +107,14 @@ def _terminal_score(b, result, ply):
 
 
 @njit(cache=True, nogil=True)
-def _repetition_score(ctl, ply):
-    """Score of a repetition draw for the side to move, ``ply`` plies from the root.
-
-    The contempt ``C = ctl[CTL_CONTEMPT]`` is the root side's: a repetition
-    is worth ``-C`` to it, so to the side to move it is ``-C`` at even plies
-    (the root side's turn) and ``+C`` at odd ones. Negamax negates at every
-    ply, so both sides' nodes agree that the draw costs the root side ``C``:
-    the engine walks away from a repetition unless every other line is worse
-    for it by more than ``C``, and never steers into one to save less than
-    that. One side's view, not the mover's: a contempt charged to whoever
-    moves would make each side shun the draw in turn and cancel out.
-    """
-    if ply & 1 == 0:
-        return DRAW_SCORE - ctl[CTL_CONTEMPT]
-    return DRAW_SCORE + ctl[CTL_CONTEMPT]
-
-
-@njit(cache=True, nogil=True)
-def _settled(b, path, ctl, ply, hp, irrev):
+def _settled(b, path, ply, hp, irrev):
     """Score of a node decided without search: a finished game or a
     repetition draw; NO_SCORE if the game goes on."""
     result = game_result(b)
     if result != IN_PROGRESS:
         return _terminal_score(b, result, ply)
     if ply > 0 and _repeats(b, path, hp, irrev, b[HASH]):
-        return _repetition_score(ctl, ply)
+        return DRAW_SCORE
     return NO_SCORE
 
 
@@ -147,7 +127,7 @@ def _leaf_score(b, ws, w, net, sd, path, ctl, ply, hp, irrev, pinned):
     Kept out of :func:`negamax` so a node whose children are leaves scores
     them without a recursive call (two thirds of all nodes are leaves).
     """
-    s = _settled(b, path, ctl, ply, hp, irrev)
+    s = _settled(b, path, ply, hp, irrev)
     if s != NO_SCORE:
         return s
     # Threat extension: if the side to move could finish the enemy queen
@@ -188,7 +168,7 @@ def negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, 
             return s
         depth = 1  # extended
     else:
-        s = _settled(b, path, ctl, ply, hp, irrev)
+        s = _settled(b, path, ply, hp, irrev)
         if s != NO_SCORE:
             return s
     key = b[HASH]

@@ -43,12 +43,8 @@ NODESTIME_ENV = "HIVEAI_NODESTIME"
 # The search switches: name -> (default, the values it takes). The defaults
 # are what matches kept: the threat extension (hiveai.negamax) scored 53.0 %
 # over 800 games against no extension at 0.1 s/move (docs/strength.md).
-# The contempt (hiveai.negamax._repetition_score) is what a repetition draw
-# costs the side to move at the root, in evaluation units (100: one enemy
-# piece next to a queen); 0 scores it a plain draw.
 SEARCH_SWITCHES: dict[str, tuple[int, tuple[int, ...]]] = {
     "extend": (1, (0, 1)),
-    "contempt": (0, (0, 10, 25, 50, 100, 200)),
 }
 
 

@@ -236,35 +236,6 @@ def test_repetition_scores_as_a_draw():
     assert value(hp) != 0  # no history to repeat: an ordinary evaluation
 
 
-def test_contempt_charges_a_repetition_to_the_root_side(monkeypatch):
-    """With contempt C, walking back into an earlier position costs the side to
-    move at the root exactly C, whichever colour it is: the repeating root move
-    scores -C (0 without contempt) and the other moves keep their scores."""
-    board = Board("Base")
-    for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1"):
-        board.play(m)
-
-    def scores(moves: tuple[str, ...], contempt: int) -> dict[str, int]:
-        position = board.copy()
-        for m in moves:
-            position.play(m)
-        monkeypatch.setenv(SEARCH_ENV, f"contempt={contempt}")
-        result = search(position, depth=1, multipv=len(position.legal_moves))
-        return {line.move_string: line.score for line in result.lines}
-
-    def others(lines: dict[str, int], repeat: str) -> dict[str, int]:
-        return {m: s for m, s in lines.items() if m != repeat}
-
-    # Black to move: bQ bG1- goes back to the position after ply 4.
-    plain, contempt = scores((), 0), scores((), 50)
-    assert plain["bQ bG1-"] == 0 and contempt["bQ bG1-"] == -50
-    assert others(contempt, "bQ bG1-") == others(plain, "bQ bG1-")
-    # White to move: wQ \wG1 goes back to the position after ply 5.
-    plain, contempt = scores(("bQ bG1-",), 0), scores(("bQ bG1-",), 50)
-    assert plain["wQ \\wG1"] == 0 and contempt["wQ \\wG1"] == -50
-    assert others(contempt, "wQ \\wG1") == others(plain, "wQ \\wG1")
-
-
 def test_moves_another_thread_is_searching_are_put_off_not_dropped():
     """Simplified ABDADA: with every root move marked as being searched by another
     thread, all but the first are put off to a second pass. The root's value and
@@ -291,13 +262,13 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
 
 def test_search_switches_parse_and_the_threat_extension_changes_the_tree(monkeypatch):
     monkeypatch.setenv(SEARCH_ENV, " extend=0 ")
-    assert search_switches() == {"extend": 0, "contempt": 0}
-    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x", "contempt=-50", "contempt=7"):
+    assert search_switches() == {"extend": 0}
+    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
         monkeypatch.setenv(SEARCH_ENV, bad)
         with pytest.raises(ValueError, match=SEARCH_ENV):
             search_switches()
     monkeypatch.delenv(SEARCH_ENV)
-    assert search_switches() == {"extend": 1, "contempt": 0}  # the defaults (hiveai.switches)
+    assert search_switches() == {"extend": 1}  # the default a match kept (hiveai.switches)
     board = Board.parse(MIDGAME)
     nodes = {}
     for extend in (0, 1):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 from pathlib import Path
 
 from hiveai.board import Board
@@ -72,7 +73,7 @@ def main() -> None:
         better = sum(s >= args.margin for s in scores)
         worse = sum(s <= -args.margin for s in scores)
         print(f"{name} {kind}: {len(scores)} games, hiveai better in {better}, level in "
-              f"{len(scores) - better - worse}, worse in {worse}; mean {sum(scores) / len(scores):+.0f}")
+              f"{len(scores) - better - worse}, worse in {worse}; median {format_score(int(statistics.median(scores)))}")
 
 
 if __name__ == "__main__":
