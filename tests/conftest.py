@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,11 @@ def pytest_configure(config: pytest.Config) -> None:
     source = (config.rootpath / "hiveai").resolve()
     if installed == source:
         return
+    # The engines the tests start (``python -m hiveai``, ``python -c``) run from this folder, whose
+    # hiveai/ would come first on their sys.path: they would check the source tree, not the install,
+    # and compile every numba kernel a second time (numba caches beside each copy's files). Python's
+    # safe-path mode leaves the working directory off sys.path (docs.python.org, "PYTHONSAFEPATH").
+    os.environ["PYTHONSAFEPATH"] = "1"
     for i, arg in enumerate(config.args):
         path, sep, rest = arg.partition("::")
         full = (config.invocation_params.dir / path).resolve()
