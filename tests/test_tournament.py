@@ -33,7 +33,7 @@ from hiveai.position import POS, TOP
 from hiveai.tournament import referee
 from hiveai.tournament.layout import CONFIG_FILE, GAMES_FILE, REPORT_FILE, STANDINGS_FILE, pgn_path, replay_path
 from hiveai.tournament.preflight import check_engine
-from hiveai.tournament.runner import TournamentError, _warnings, load_records, run
+from hiveai.tournament.runner import TournamentError, fairness_warnings, load_records, run
 from hiveai.tournament.schedule import (
     EngineSpec,
     ScheduledGame,
@@ -401,7 +401,7 @@ def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
         assert (rejected["forfeit"], rejected["reason"], rejected["winner"]) == ("picky", referee.ENGINE_ERROR, "ok2")
         assert rejected["detail"] == "option Style=sharp rejected: err Unknown option Style"
         assert len(pids.read_text().split()) == 4
-        assert sorted(running(pids)) == sorted(e.proc.pid for e in referee._POOL.engines.values())  # ok, ok2
+        assert sorted(running(pids)) == sorted(e.proc.pid for e in referee.pooled_engines().values())  # ok, ok2
     finally:
         referee.close_all()
     assert wait_gone(pids) == []
@@ -681,10 +681,10 @@ def test_bad_records_are_named_and_fairness_warnings(tmp_path):
 
     timed = config(["a=" + fake(), "b=" + fake()], go=["a:time 00:00:01"])
     cores = os.cpu_count() or 1
-    assert _warnings(cfg, cores, None) == [] and _warnings(cfg, 2, "ray") == []
-    assert "fine for depth limits" in _warnings(cfg, cores + 1, None)[0]
-    assert "time-based results (a) are only fair with one game per core" in _warnings(timed, cores + 1, None)[0]
-    assert "each game is a Ray task needing one CPU" in _warnings(timed, 4, "ray")[0]
+    assert fairness_warnings(cfg, cores, None) == [] and fairness_warnings(cfg, 2, "ray") == []
+    assert "fine for depth limits" in fairness_warnings(cfg, cores + 1, None)[0]
+    assert "time-based results (a) are only fair with one game per core" in fairness_warnings(timed, cores + 1, None)[0]
+    assert "each game is a Ray task needing one CPU" in fairness_warnings(timed, 4, "ray")[0]
 
 
 def _cli(out: Path, *extra: str) -> subprocess.Popen:
