@@ -290,15 +290,15 @@ def test_each_misbehaviour_forfeits_its_game_with_its_reason():
     details, and a false result flagged while the game goes on. (The whole tournament of this,
     hiveai against every misbehaviour twice with a restart, records and standings, is the slow
     test_every_forfeit_is_recorded_with_its_reason.)"""
-    # name -> (flags, go, reason, words of the detail); "slow" answers after 1.0 s, past the 0.5 s budget's
-    # tolerance (0.5 s * 1.1 + 0.1 s) but before its hang time (1.5 s).
+    # name -> (flags, go, reason, words of the detail); "slow" sleeps 0.75 s, so it always answers past the
+    # 0.5 s budget's tolerance (0.5 s * 1.1 + 0.1 s = 0.65 s), and 0.75 s before its hang time (1.5 s).
     misbehaving = {
         "crash": (("--crash-at", "5"), "depth 1", referee.CRASH, "exited with code 3 during 'bestmove depth 1'"),
         "illegal": (("--illegal-at", "3"), "depth 1", referee.ILLEGAL_MOVE, "pass"),
         "garbage": (("--garbage-at", "4"), "depth 1", referee.GARBAGE, "bestmove"),
         "erring": (("--err-at", "3"), "depth 1", referee.ENGINE_ERROR,
                    "answered 'err Something went wrong in the engine.'"),
-        "slow": (("--slow", "1.0"), "time 00:00:00.5", referee.TIME_FORFEIT, "for a 0.5 s move"),
+        "slow": (("--slow", "0.75"), "time 00:00:00.5", referee.TIME_FORFEIT, "for a 0.5 s move"),
     }
     rules = referee.Rules(max_plies=20)
     tasks = [game_task(fake_spec("ok"), fake_spec(name, *flags, go=go), rules, f"g{i:05d}")
