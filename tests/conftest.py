@@ -14,6 +14,29 @@ collect_ignore = ["conftest.py"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Compile the kernels once before parallel workers start, and take the docstring examples from
+    the hiveai package that the tests import."""
+    compile_before_workers(config)
+    doctests_of_the_installed_package(config)
+
+
+def compile_before_workers(config: pytest.Config) -> None:
+    """With pytest-xdist workers (pyproject's ``-n auto``), compile every kernel here first.
+
+    On a cold numba cache (a fresh clone) each worker, and each engine process it starts, would
+    otherwise compile the same kernels at the same time, the two cores doing one job twice. Here,
+    in the controlling process before any worker exists, they are compiled once into the disk
+    cache, which the workers and their engines then load. With ``-n 0`` the tests compile as
+    they go, in their own process.
+    """
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return  # a worker, or no workers
+    from hiveai.search import warmup
+
+    warmup()
+
+
+def doctests_of_the_installed_package(config: pytest.Config) -> None:
     """Take the docstring examples from the hiveai package that the tests import.
 
     pyproject's testpaths name the source tree's hiveai/ for --doctest-modules.
