@@ -31,9 +31,15 @@ def compile_before_workers(config: pytest.Config) -> None:
     """
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return  # a worker, or no workers
+    from hiveai.board import Board
+    from hiveai.play.hint import reason
     from hiveai.search import warmup
 
-    warmup()
+    warmup()  # the engine's kernels
+    # ... and the win-in-one checks of the levels and the play page's hints, which a test gives a few
+    # seconds: a worker compiling them there would miss that.
+    board = Board.parse(MIDGAME)
+    reason(board, board.legal_moves[0], None)
 
 
 def doctests_of_the_installed_package(config: pytest.Config) -> None:
