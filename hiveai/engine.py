@@ -343,7 +343,7 @@ class UhpEngine:
     hiveai.engine.EngineCommandError: err No game in progress. Try 'newgame' to start a new game. (after 'validmoves')
     >>> engine.newgame("Base")
     'Base;NotStarted;White[1]'
-    >>> engine.quit()
+    >>> engine.quit(grace=30.0)  # exit, killed only if it has not exited after 30 s
     0
     """
 

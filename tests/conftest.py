@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,35 @@ collect_ignore = ["conftest.py"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Compile the kernels once before parallel workers start, and take the docstring examples from
+    the hiveai package that the tests import."""
+    compile_before_workers(config)
+    doctests_of_the_installed_package(config)
+
+
+def compile_before_workers(config: pytest.Config) -> None:
+    """With pytest-xdist workers (pyproject's ``-n auto``), compile every kernel here first.
+
+    On a cold numba cache (a fresh clone) each worker, and each engine process it starts, would
+    otherwise compile the same kernels at the same time, the two cores doing one job twice. Here,
+    in the controlling process before any worker exists, they are compiled once into the disk
+    cache, which the workers and their engines then load. With ``-n 0`` the tests compile as
+    they go, in their own process.
+    """
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return  # a worker, or no workers
+    from hiveai.board import Board
+    from hiveai.play.hint import reason
+    from hiveai.search import warmup
+
+    warmup()  # the engine's kernels
+    # ... and the win-in-one checks of the levels and the play page's hints, which a test gives a few
+    # seconds: a worker compiling them there would miss that.
+    board = Board.parse(MIDGAME)
+    reason(board, board.legal_moves[0], None)
+
+
+def doctests_of_the_installed_package(config: pytest.Config) -> None:
     """Take the docstring examples from the hiveai package that the tests import.
 
     pyproject's testpaths name the source tree's hiveai/ for --doctest-modules.
@@ -27,6 +57,11 @@ def pytest_configure(config: pytest.Config) -> None:
     source = (config.rootpath / "hiveai").resolve()
     if installed == source:
         return
+    # The engines the tests start (``python -m hiveai``, ``python -c``) run from this folder, whose
+    # hiveai/ would come first on their sys.path: they would check the source tree, not the install,
+    # and compile every numba kernel a second time (numba caches beside each copy's files). Python's
+    # safe-path mode leaves the working directory off sys.path (docs.python.org, "PYTHONSAFEPATH").
+    os.environ["PYTHONSAFEPATH"] = "1"
     for i, arg in enumerate(config.args):
         path, sep, rest = arg.partition("::")
         full = (config.invocation_params.dir / path).resolve()

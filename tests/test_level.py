@@ -57,7 +57,16 @@ def test_every_level_takes_a_win_in_one(gs):
             assert r.move.code in wins, (level, r.move_string)
 
 
-@pytest.mark.parametrize("gs", [gs for (cat, _), rows in POSITIONS.items() if cat == "block" for _, gs in rows][:12])
+def first_fast(positions: list[str], fast: int) -> list:
+    """The positions as parameters, those after the first ``fast`` in the slow step: the same check
+    on more positions (the fast suite keeps the first ones)."""
+    return [gs if i < fast else pytest.param(gs, marks=pytest.mark.slow) for i, gs in enumerate(positions)]
+
+
+# Six levels, three seeds, a search to the level's node budget each: about 2 s a position on a 2-core
+# machine, so the fast suite blocks the first four and the slow step the other eight.
+@pytest.mark.parametrize("gs", first_fast([gs for (cat, _), rows in POSITIONS.items() if cat == "block"
+                                           for _, gs in rows][:12], 4))
 def test_levels_from_4_block_a_win_in_one(gs):
     board = Board.parse(gs)
     b = board.position_array.copy()

@@ -33,7 +33,7 @@ from hiveai.position import POS, TOP
 from hiveai.tournament import referee
 from hiveai.tournament.layout import CONFIG_FILE, GAMES_FILE, REPORT_FILE, STANDINGS_FILE, pgn_path, replay_path
 from hiveai.tournament.preflight import check_engine
-from hiveai.tournament.runner import TournamentError, _warnings, load_records, run
+from hiveai.tournament.runner import TournamentError, fairness_warnings, load_records, run
 from hiveai.tournament.schedule import (
     EngineSpec,
     ScheduledGame,
@@ -285,6 +285,45 @@ def test_ray_backend_streams_results_and_owns_only_the_instance_it_starts(monkey
 # --- refereeing -------------------------------------------------------------------
 
 
+def test_each_misbehaviour_forfeits_its_game_with_its_reason():
+    """One game each, a fake against a fake that misbehaves: the referee's forfeits and their
+    details, and a false result flagged while the game goes on. (The whole tournament of this,
+    hiveai against every misbehaviour twice with a restart, records and standings, is the slow
+    test_every_forfeit_is_recorded_with_its_reason.)"""
+    # name -> (flags, go, reason, words of the detail); "slow" sleeps 0.75 s, so it always answers past the
+    # 0.5 s budget's tolerance (0.5 s * 1.1 + 0.1 s = 0.65 s), and 0.75 s before its hang time (1.5 s).
+    misbehaving = {
+        "crash": (("--crash-at", "5"), "depth 1", referee.CRASH, "exited with code 3 during 'bestmove depth 1'"),
+        "illegal": (("--illegal-at", "3"), "depth 1", referee.ILLEGAL_MOVE, "pass"),
+        "garbage": (("--garbage-at", "4"), "depth 1", referee.GARBAGE, "bestmove"),
+        "erring": (("--err-at", "3"), "depth 1", referee.ENGINE_ERROR,
+                   "answered 'err Something went wrong in the engine.'"),
+        "slow": (("--slow", "0.75"), "time 00:00:00.5", referee.TIME_FORFEIT, "for a 0.5 s move"),
+    }
+    rules = referee.Rules(max_plies=20)
+    tasks = [game_task(fake_spec("ok"), fake_spec(name, *flags, go=go), rules, f"g{i:05d}")
+             for i, (name, (flags, go, _, _)) in enumerate(misbehaving.items())]
+    tasks.append(game_task(fake_spec("liar", "--false-win-at", "3"), fake_spec("ok"), rules, "g00099"))
+    try:  # "ok" starts once per thread and stays in its pool between games, as in a tournament
+        with make_backend(concurrency=2) as backend:
+            records = {r["black"] if r["black"] != "ok" else r["white"]: r
+                       for r in backend.imap_unordered(referee.play_game, tasks)}
+    finally:
+        referee.close_all()
+    for name, (_, _, reason, words) in misbehaving.items():
+        r = records[name]
+        assert (r["forfeit"], r["reason"], r["winner"]) == (name, reason, "ok"), r["detail"]
+        assert words in r["detail"], r["detail"]
+    assert records["crash"]["plies"] >= 5 and records["erring"]["plies"] >= 3
+    liar = records["liar"]
+    assert liar["forfeit"] is None and liar["plies"] > 3
+    assert any("liar declared WhiteWins" in f for f in liar["flags"]), liar["flags"]
+
+
+# The whole gauntlet: hiveai in 14 games (about a minute of a 2-core machine). The fast suite checks each
+# forfeit and the false-result flag in test_each_misbehaviour_forfeits_its_game_with_its_reason, and a
+# tournament's records, report and standings in test_resume_refuses_a_different_tournament_....
+@pytest.mark.slow
 def test_every_forfeit_is_recorded_with_its_reason(tmp_path):
     """hiveai against engines that misbehave in every way the referee must catch."""
     engines = {
@@ -362,7 +401,7 @@ def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
         assert (rejected["forfeit"], rejected["reason"], rejected["winner"]) == ("picky", referee.ENGINE_ERROR, "ok2")
         assert rejected["detail"] == "option Style=sharp rejected: err Unknown option Style"
         assert len(pids.read_text().split()) == 4
-        assert sorted(running(pids)) == sorted(e.proc.pid for e in referee._POOL.engines.values())  # ok, ok2
+        assert sorted(running(pids)) == sorted(e.proc.pid for e in referee.pooled_engines().values())  # ok, ok2
     finally:
         referee.close_all()
     assert wait_gone(pids) == []
@@ -517,6 +556,9 @@ def test_a_first_game_lost_to_the_set_up_stops_the_tournament(tmp_path, monkeypa
     assert not (out / STANDINGS_FILE).exists() and not (out / GAMES_FILE).exists()
 
 
+# The same rejection through run() is the fast test_an_engine_that_rejects_fractional_times_...; the
+# command's non-zero exit with its message, test_the_tournament_command_takes_the_banner_timeout.
+@pytest.mark.slow
 def test_the_tournament_command_exits_non_zero_naming_the_rejected_command(tmp_path):
     out = tmp_path / "t"
     result = subprocess.run(
@@ -639,10 +681,10 @@ def test_bad_records_are_named_and_fairness_warnings(tmp_path):
 
     timed = config(["a=" + fake(), "b=" + fake()], go=["a:time 00:00:01"])
     cores = os.cpu_count() or 1
-    assert _warnings(cfg, cores, None) == [] and _warnings(cfg, 2, "ray") == []
-    assert "fine for depth limits" in _warnings(cfg, cores + 1, None)[0]
-    assert "time-based results (a) are only fair with one game per core" in _warnings(timed, cores + 1, None)[0]
-    assert "each game is a Ray task needing one CPU" in _warnings(timed, 4, "ray")[0]
+    assert fairness_warnings(cfg, cores, None) == [] and fairness_warnings(cfg, 2, "ray") == []
+    assert "fine for depth limits" in fairness_warnings(cfg, cores + 1, None)[0]
+    assert "time-based results (a) are only fair with one game per core" in fairness_warnings(timed, cores + 1, None)[0]
+    assert "each game is a Ray task needing one CPU" in fairness_warnings(timed, 4, "ray")[0]
 
 
 def _cli(out: Path, *extra: str) -> subprocess.Popen:
@@ -751,6 +793,9 @@ def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
     assert 2 * pairs <= len(records) <= 2 * pairs + 3
 
 
+# Up to 60 games of hiveai. The runner's stop at an SPRT decision is the fast
+# test_sprt_of_an_engine_against_itself_accepts_h0; H1's maths, test_stats.py.
+@pytest.mark.slow
 def test_sprt_against_a_much_weaker_engine_accepts_h1(tmp_path):
     cfg = config([f"hiveai={HIVEAI}", "weak=" + fake("--first")], games=60, sprt=[0, 100, 0.05, 0.05],
                  max_plies=150)

@@ -116,7 +116,7 @@ def test_03_one_ok_per_command(fresh_engine):
     out = []
     while True:
         try:
-            out.append(e.read_line(10))
+            out.append(e.read_line(TIMEOUT))  # a bound on a hang: EOF ends the wait at once
         except AssertionError:
             break  # stdout closed after exit
     assert out.count("ok") == sum(1 for x in lines if x.strip())
@@ -628,7 +628,7 @@ def test_26_pipelining_and_eof(fresh_engine):
     out = []
     while True:
         try:
-            out.append(e.read_line(5))
+            out.append(e.read_line(TIMEOUT))
         except AssertionError:
             break
     assert code == 0

@@ -200,7 +200,7 @@ def _save(config: TournamentConfig, out: Path, new: bool) -> None:
         replace_atomically(out / CONFIG_FILE, json.dumps(config.to_json(), indent=1) + "\n")
 
 
-def _warnings(config: TournamentConfig, slots: int, cluster: str | None) -> list[str]:
+def fairness_warnings(config: TournamentConfig, slots: int, cluster: str | None) -> list[str]:
     """What the user should know about fairness before the games start."""
     timed = [e.name for e in config.engines if move_budget(e.go) is not None]
     cores = os.cpu_count() or 1
@@ -288,7 +288,7 @@ def _run(config: TournamentConfig, out: Path, resume: bool, concurrency: int, cl
     if todo and not finished():
         backend = make_backend(concurrency, cluster)
         try:
-            for w in _warnings(config, backend.slots, cluster):
+            for w in fairness_warnings(config, backend.slots, cluster):
                 screen.say(w)
             rules = Rules(config.max_plies, config.repetition, config.time_tolerance, config.time_tolerance_ms,
                           config.hang_timeout, fresh_engines=config.restart or cluster is not None,
