@@ -7,8 +7,11 @@ Positions: each mid-game bench position (hiveai.bench) followed by one to
 three random legal moves, 64 in all (seed 1). PART is one of PARTS below; the
 compiled loop calls it REPEATS times over every position. Instruction counts
 ("Collected" / "I refs" from callgrind, independent of the machine's load) of
-a run with REPEATS = R minus one with REPEATS = 0, divided by 64 R, give the
-instructions per call. Without valgrind the script prints nanoseconds per
+a run with REPEATS = R minus one with REPEATS = 0, divided by 64 (R + 1) (each
+run calls the part once more to load it), give the instructions per call.
+numba must target a fixed CPU for this (NUMBA_CPU_NAME, NUMBA_CPU_FEATURES and
+a NUMBA_CACHE_DIR of its own, the same in a native run first): valgrind shows
+another CPU than the host's, and every kernel would recompile under it. Without valgrind the script prints nanoseconds per
 call (wall clock: noisy on a loaded machine).
 """
 import random
