@@ -217,6 +217,10 @@ def shipped_network() -> Network | None:
 # network is an empty ``flat``: the linear evaluation then.
 
 NO_FLAT = np.zeros(0, dtype=np.float32)
+# Mask for indices into a network's arrays (never near 2**31 elements: at most
+# MAX_LAYERS layers of MAX_WIDTH x MAX_WIDTH weights).
+_INDEX = (1 << 31) - 1
+assert MAX_LAYERS * (MAX_WIDTH + 1) * MAX_WIDTH < _INDEX
 NO_LAYOUT = np.zeros((0, 3), dtype=np.int64)
 
 
@@ -249,7 +253,9 @@ def forward(flat, layout, x, act):
     independent sums, so LLVM vectorises it without reordering any float
     addition (a dot product per output would be one serial chain of adds,
     since strict float semantics forbid splitting it; measured in
-    docs/network.md).
+    docs/network.md). Indices are masked with ``_INDEX`` so numba knows they
+    are not negative and drops its wrap-around fix-up, which otherwise keeps
+    the loop scalar.
     """
     half = act.shape[0] // 2
     n_layers = layout.shape[0]
@@ -262,17 +268,17 @@ def forward(flat, layout, x, act):
         src = dst
         dst = (layer & 1) * half
         for o in range(n_out):
-            act[dst + o] = flat[b0 + o]
+            act[(dst + o) & _INDEX] = flat[(b0 + o) & _INDEX]
         for i in range(n_in):
-            v = x[i] if layer == 0 else act[src + i]
+            v = x[i] if layer == 0 else act[(src + i) & _INDEX]
             if v != 0.0:
                 col = w0 + i * n_out
                 for o in range(n_out):
-                    act[dst + o] += v * flat[col + o]
+                    act[(dst + o) & _INDEX] += v * flat[(col + o) & _INDEX]
         if layer < n_layers - 1:
             for o in range(n_out):
-                if act[dst + o] < 0.0:
-                    act[dst + o] = 0.0
+                if act[(dst + o) & _INDEX] < 0.0:
+                    act[(dst + o) & _INDEX] = 0.0
         n_in = n_out
     return act[dst]
 
