@@ -55,9 +55,9 @@ from hiveai.movegen import (
     GAME_TYPE_BITS,
     KIND,
     MAX_MOVES,
+    count_placements,
     find_pinned,
     generate_movements,
-    generate_placements,
     new_workspace,
 )
 from hiveai.position import GAME_TYPE, HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, PLY, POS, TOP, some_piece_cell
@@ -189,8 +189,7 @@ def features_into(b, ws, moves, out, pinned):
             b[LAST_MOVED] = -1
         colour = side if s == 0 else 1 - side
         o = s * SIDE_FEATURES
-        n = generate_placements(b, ws, moves, 0)
-        out[o + F_PLACEMENTS] = n
+        out[o + F_PLACEMENTS] = count_placements(b, ws, moves)
         n = generate_movements(b, ws, moves, 0, pinned)
         movers = 0
         for i in range(n):

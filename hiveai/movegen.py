@@ -795,6 +795,20 @@ def generate_placements(b, ws, moves, n):
 
 
 @counts_free
+def count_placements(b, ws, moves):
+    """How many placements generate_placements would give, without listing
+    them outside Critters: every placeable piece on every placement cell.
+    In Critters they are generated (at moves[0:]) since the suicide rule
+    removes some."""
+    if _is_critters(b):
+        return _critters_placements(b, ws, moves, 0)
+    renew_stamps(ws)
+    side = b[PLY] & 1
+    npl = _placeable_in(b, ws, side, False)
+    return npl * _placement_cells(b, ws, side) if npl > 0 else 0
+
+
+@counts_free
 def _critters_placements(b, ws, moves, n):
     """generate_placements in Critters."""
     return _placements(b, ws, moves, n, True)

@@ -75,10 +75,12 @@ class Network:
             raise ValueError(problem)
         # The kernel's view: the scale, then every layer's weights and biases in
         # one flat array; per layer (outputs, inputs, offset of its weights).
+        # Weights are stored transposed (inputs x outputs) for the kernel's
+        # column-at-a-time product (see forward).
         parts, layout, offset = [np.array([self.scale], dtype=np.float32)], [], 1
         for w, b in zip(self.weights, self.biases):
             layout.append((w.shape[0], w.shape[1], offset))
-            parts += [w.reshape(-1), b]
+            parts += [w.T.reshape(-1), b]
             offset += w.size + b.size
         self.flat = np.concatenate(parts).astype(np.float32)
         self.layout = np.array(layout, dtype=np.int64)
@@ -215,6 +217,10 @@ def shipped_network() -> Network | None:
 # network is an empty ``flat``: the linear evaluation then.
 
 NO_FLAT = np.zeros(0, dtype=np.float32)
+# Mask for indices into a network's arrays (never near 2**31 elements: at most
+# MAX_LAYERS layers of MAX_WIDTH x MAX_WIDTH weights).
+_INDEX = (1 << 31) - 1
+assert MAX_LAYERS * (MAX_WIDTH + 1) * MAX_WIDTH < _INDEX
 NO_LAYOUT = np.zeros((0, 3), dtype=np.int64)
 
 
@@ -237,27 +243,44 @@ def kernel_net(net: Network | None) -> tuple:
 def forward(flat, layout, x, act):
     """The network's output for features ``x``: layers from ``flat`` as ``layout``
     describes them (Network.flat, Network.layout), ReLU between them; ``act``
-    holds two layers' activations (new_activations)."""
+    holds two layers' activations (new_activations).
+
+    Column at a time: each layer starts from its biases and adds input i's
+    column of weights (stored transposed) times input i, skipping inputs that
+    are zero. Most are: the features are counts of things a position mostly
+    lacks (other game types, bugs not in play, empty queen rings) and ReLU
+    zeroes about half of each hidden layer. The inner loop runs over outputs,
+    independent sums, so LLVM vectorises it without reordering any float
+    addition (a dot product per output would be one serial chain of adds,
+    since strict float semantics forbid splitting it; measured in
+    docs/network.md). Indices are masked with ``_INDEX`` so numba knows they
+    are not negative and drops its wrap-around fix-up, which otherwise keeps
+    the loop scalar.
+    """
     half = act.shape[0] // 2
     n_layers = layout.shape[0]
-    src = x
     n_in = layout[0, 1]
+    dst = 0
     for layer in range(n_layers):
         n_out = layout[layer, 0]
         w0 = layout[layer, 2]
         b0 = w0 + n_out * n_in
-        dst_at = (layer & 1) * half
+        src = dst
+        dst = (layer & 1) * half
         for o in range(n_out):
-            acc = flat[b0 + o]
-            row = w0 + o * n_in
-            for i in range(n_in):
-                acc += flat[row + i] * src[i]
-            if layer < n_layers - 1 and acc < 0:
-                acc = 0.0
-            act[dst_at + o] = acc
-        src = act[dst_at:dst_at + n_out]
+            act[(dst + o) & _INDEX] = flat[(b0 + o) & _INDEX]
+        for i in range(n_in):
+            v = x[i] if layer == 0 else act[(src + i) & _INDEX]
+            if v != 0.0:
+                col = w0 + i * n_out
+                for o in range(n_out):
+                    act[(dst + o) & _INDEX] += v * flat[(col + o) & _INDEX]
+        if layer < n_layers - 1:
+            for o in range(n_out):
+                if act[(dst + o) & _INDEX] < 0.0:
+                    act[(dst + o) & _INDEX] = 0.0
         n_in = n_out
-    return src[0]
+    return act[dst]
 
 
 @counts_free(nogil=True)
