@@ -133,7 +133,8 @@ def pondering_engine(warm_cache):
     assert e.close() == 0
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+# 20 sequences in the fast run (each waits on a pondering engine); the slow step plays a thousand.
+@settings(max_examples=20, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(PONDER_LINES, min_size=1, max_size=8))
 def test_random_command_lines_while_pondering(pondering_engine: Engine, batch: list[str]) -> None:
