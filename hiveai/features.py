@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from hiveai.borrow import counts_free
+from hiveai.bug import KIND_NAMES as BUG_NAMES
 from hiveai.bug import (
     CRITTERS,
     N_ALL_KINDS,
@@ -78,7 +79,7 @@ SIDE_FEATURES = F_STACKS + 3
 F_GAME_TYPE = 2 * SIDE_FEATURES  # one-hot over hiveai.bug's game types
 N_FEATURES = F_GAME_TYPE + N_GAME_TYPES
 
-KIND_NAMES = ("queen", "spider", "beetle", "grasshopper", "ant", "mosquito", "ladybug", "pillbug", "dragonfly")
+KIND_NAMES = tuple(name.lower() for name in BUG_NAMES)  # the feature names' spelling of each bug
 _PER_KIND_NAMES = ("movable", "pinned", "buried", "moves", "hand", "touch_friend", "touch_enemy")
 
 

@@ -759,7 +759,8 @@ def _placeable_in(b, ws, side, critters):
 # a single test of the game type. LLVM then folds the Critters tests out of
 # the standard copy, which is as lean as before Critters existed, and keeps
 # the whole generation in one function (a call between numba functions costs
-# a status check and reference-count calls on every array argument).
+# a status check, and, in a kernel compiled with numba's runtime, reference-count
+# calls on every array argument: see hiveai.borrow.counts_free).
 
 
 @counts_free

@@ -15,7 +15,6 @@ sort puts the best first and the move comes back as ``(-k) & 0xFFFF``.
 
 from __future__ import annotations
 
-
 from hiveai.borrow import counts_free
 from hiveai.bug import N_PIECES, PIECES_PER_COLOUR
 from hiveai.hex_grid import CELL_MASK

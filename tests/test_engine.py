@@ -26,8 +26,9 @@ from hiveai.engine import (
 )
 from hiveai.limit import Limit
 
+from uhp_client import HIVEAI
+
 FAKE = Path(__file__).parent / "fake_engines" / "fake_uhp.py"
-HIVEAI = [sys.executable, "-m", "hiveai"]
 # Plies after which the full game is cut short if nobody has won (it never
 # takes that long: the fake plays its first legal move, a very weak engine).
 MAX_PLIES = 400

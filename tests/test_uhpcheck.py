@@ -27,8 +27,9 @@ from hiveai.uhpcheck import (
     run_checks,
 )
 
+from uhp_client import HIVEAI
+
 FAKE = Path(__file__).parent / "fake_engines" / "broken_uhp.py"
-HIVEAI = [sys.executable, "-m", "hiveai"]
 
 # What each fake breaks -> (the case that must catch it, words its message must contain).
 BROKEN = {

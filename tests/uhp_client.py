@@ -22,6 +22,8 @@ from pathlib import Path
 from hiveai import engine as uhp
 
 REPO = Path(__file__).resolve().parent.parent
+# The installed hiveai engine, as a command line (the tests start it with the running Python).
+HIVEAI = [sys.executable, "-m", "hiveai"]
 # Replies normally take milliseconds; this only turns a hang into a failure.
 TIMEOUT = 30.0
 # The first numba import may compile every kernel when the cache is cold.
@@ -45,7 +47,7 @@ class Engine:
                  env: dict[str, str] | None = None) -> None:
         self.started = time.monotonic()
         # All of stderr is kept: tests look for what the engine logged.
-        self.client = uhp.popen_uhp([sys.executable, "-m", "hiveai", *args], cwd=REPO, read_banner=False,
+        self.client = uhp.popen_uhp([*HIVEAI, *args], cwd=REPO, read_banner=False,
                                     env=None if env is None else {**os.environ, **env}, stderr_kept=None)
         self.proc = self.client.proc
         self.banner = self.reply(COLD_TIMEOUT) if read_banner else None
