@@ -34,6 +34,7 @@ Refusals name the problem:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from hiveai.board import Board
@@ -318,13 +319,13 @@ def _check_numbering(pieces: dict[int, tuple[Cell, int]], gt: int) -> None:
 def _check_stacks(stacks: dict[Cell, list[str]], gt: int) -> None:
     """Only a beetle (or a mosquito, which moves as one up there) is ever above the ground;
     in Critters never on a beetle."""
+    climbers = (BEETLE,) if gt == CRITTERS else (BEETLE, MOSQUITO)
+    what = "a beetle" if gt == CRITTERS else "a beetle or a mosquito"
     for cell, stack in stacks.items():
         for level, name in enumerate(stack[1:], 1):
             kind = kind_of(parse_piece(name, gt), gt)
             below = kind_of(parse_piece(stack[level - 1], gt), gt)
-            climbers = (BEETLE,) if gt == CRITTERS else (BEETLE, MOSQUITO)
             if kind not in climbers:
-                what = "a beetle" if gt == CRITTERS else "a beetle or a mosquito"
                 raise SetupError(f"{name} is on top of {stack[level - 1]} at {tuple(cell)}: only {what} can climb.")
             if gt == CRITTERS and below == BEETLE:
                 raise SetupError(f"{name} is on top of {stack[level - 1]} at {tuple(cell)}: in Critters a beetle "
@@ -333,26 +334,26 @@ def _check_stacks(stacks: dict[Cell, list[str]], gt: int) -> None:
 
 def _check_connected(stacks: dict[Cell, list[str]]) -> None:
     """One hive: every stack reachable from every other through neighbours (the One Hive rule)."""
-    if not stacks:
-        return
-    start = next(iter(stacks))
-    seen, todo = {start}, [start]
-    while todo:
-        for n in todo.pop().neighbours():
-            if n in stacks and n not in seen:
-                seen.add(n)
-                todo.append(n)
-    if len(seen) < len(stacks):
-        parts, left = 1, set(stacks) - seen
-        first = min(left, key=lambda c: (c.r, c.q))
-        rest = set(left)
-        while rest:  # count the parts, for the message
-            parts += 1
-            todo = [rest.pop()]
-            while todo:
-                for n in todo.pop().neighbours():
-                    if n in rest:
-                        rest.discard(n)
-                        todo.append(n)
-        raise SetupError(f"The hive is in {parts} parts: every piece must touch the hive (the One Hive rule); "
+    parts = _parts(stacks)
+    if len(parts) > 1:
+        first = min(set().union(*parts[1:]), key=lambda c: (c.r, c.q))
+        raise SetupError(f"The hive is in {len(parts)} parts: every piece must touch the hive (the One Hive rule); "
                          f"{stacks[first][0]} at {tuple(first)} is cut off.")
+
+
+def _parts(cells: Iterable[Cell]) -> list[set[Cell]]:
+    """The groups of ``cells`` joined through neighbours, the group of the first cell first."""
+    rest = dict.fromkeys(cells)  # in their order
+    parts = []
+    while rest:
+        start = next(iter(rest))
+        del rest[start]
+        part, todo = {start}, [start]
+        while todo:
+            for n in todo.pop().neighbours():
+                if n in rest:
+                    del rest[n]
+                    part.add(n)
+                    todo.append(n)
+        parts.append(part)
+    return parts
