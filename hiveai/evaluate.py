@@ -246,7 +246,7 @@ def _nb(cell, d):
 @counts_free(nogil=True)
 def evaluate(b, ws, w):
     """Score of an unfinished position for the side to move (higher is better)."""
-    return evaluate_pinned(b, ws, w, -1)
+    return evaluate_pinned(b, ws, w, np.int64(-1))
 
 
 @counts_free(nogil=True)

@@ -107,7 +107,7 @@ IN_GAME = np.array([[int(piece_in_game(p, g)) for p in range(N_PIECES)] for g in
 
 def new_scratch() -> tuple[np.ndarray, np.ndarray]:
     """The workspace and move buffer :func:`features_into` needs (reuse them across calls)."""
-    return new_workspace(), np.empty(MAX_MOVES, dtype=np.int64)
+    return new_workspace(), np.empty(MAX_MOVES, dtype=np.int32)
 
 
 def features(b: np.ndarray) -> np.ndarray:
@@ -191,7 +191,7 @@ def features_into(b, ws, moves, out, pinned):
         colour = side if s == 0 else 1 - side
         o = s * SIDE_FEATURES
         out[o + F_PLACEMENTS] = count_placements(b, ws, moves)
-        n = generate_movements(b, ws, moves, 0, pinned)
+        n = generate_movements(b, ws, moves, np.int64(0), pinned)
         movers = 0
         for i in range(n):
             p = moves[i] >> MOVE_PIECE_SHIFT

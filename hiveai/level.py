@@ -112,7 +112,7 @@ def winning_move(b, ws, moves, start):
 def allows_win(b, ws, moves, mv):
     """Whether after ``mv`` the opponent has a win in one."""
     token = do_move(b, mv)
-    answer = winning_move(b, ws, moves, 0) >= 0
+    answer = winning_move(b, ws, moves, np.int64(0)) >= 0
     undo_move(b, mv, token)
     return answer
 

@@ -1,7 +1,9 @@
 """Legal move generation for every bug, all eight standard game types and Critters.
 
 ``generate_moves(b, ws, moves, n)`` appends every legal move of the side to
-move to ``moves[n:]`` and returns the new end. Each (piece, destination) pair
+move to ``moves[n:]`` (an int32 buffer, as everywhere) and returns the new end.
+Kernels call it with ``np.int64(0)``, not ``0``, as the start: numba compiles a
+separate copy of a kernel, and of everything it calls, for each literal argument. Each (piece, destination) pair
 appears once, however many ways lead there (a mosquito copying two bugs, a
 ladybug's several paths, a piece that can walk or be thrown to the same cell),
 which is what UHP's ``validmoves`` and the reference perft counts expect.
@@ -802,7 +804,7 @@ def count_placements(b, ws, moves):
     In Critters they are generated (at moves[0:]) since the suicide rule
     removes some."""
     if _is_critters(b):
-        return _critters_placements(b, ws, moves, 0)
+        return _critters_placements(b, ws, moves, np.int64(0))
     renew_stamps(ws)
     side = b[PLY] & 1
     npl = _placeable_in(b, ws, side, False)

@@ -35,7 +35,7 @@ def perft_kernel(b, ws, moves, depth):
     total = 0
     ply = 0
     lo[0] = 0
-    hi[0] = legal_moves(b, ws, moves, 0)
+    hi[0] = legal_moves(b, ws, moves, np.int64(0))
     cur[0] = -1
     if depth == 1:
         return hi[0]

@@ -89,7 +89,7 @@ def reference(board: Board) -> np.ndarray:
     other = board.position_array
     other[PLY] += 1
     other[LAST_MOVED] = -1
-    buf = np.empty(MAX_MOVES, dtype=np.int64)
+    buf = np.empty(MAX_MOVES, dtype=np.int32)
     n = generate_moves(other, new_workspace(), buf, 0)
     for colour, moves in ((side, codes), (1 - side, [int(m) for m in buf[:n]])):
         movers = set()
