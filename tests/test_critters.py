@@ -21,10 +21,12 @@ from critters_oracle import PASS as ORACLE_PASS
 from critters_oracle import Critters, around
 
 from hiveai.board import Board
+from hiveai.cell import Cell as HexCell
 from hiveai.bug import CRITTERS, CRITTERS_PIECE_NAMES, MAX_STACK, parse_piece
 from hiveai.errors import IllegalMoveError
+from hiveai.setup import Setup
 from hiveai.hex_grid import GRID, N_CELLS, ORIGIN
-from hiveai.position import GAME_TYPE, HASH, HEIGHT, PASS, STACK, do_move, recompute_hash
+from hiveai.position import HASH, HEIGHT, STACK, recompute_hash
 
 Cell = tuple[int, int]
 
@@ -35,15 +37,15 @@ def cell_index(cell: Cell) -> int:
 
 
 def arranged(stacks: dict[Cell, list[str]], to_move: str = "w") -> tuple[Board, Critters]:
-    """A Critters board and the model holding ``stacks`` (bottom to top), ``to_move`` to move."""
-    board = Board("Critters")
-    b = board._b  # the board's own array (position_array is a copy)
-    for cell, pieces in stacks.items():
-        for name in pieces:
-            do_move(b, (parse_piece(name, CRITTERS) << 10) | cell_index(cell))
-    if (board.ply % 2 == 0) != (to_move == "w"):
-        do_move(b, PASS)
-    board._changed()
+    """A Critters board and the model holding ``stacks`` (bottom to top), ``to_move`` to move.
+
+    The board is a :meth:`hiveai.setup.Setup.sketch`: the pieces as given, unchecked (a rule test
+    may arrange what no game reaches), at the ply of one placement per piece, plus one if the
+    other side is to move."""
+    n = sum(len(names) for names in stacks.values())
+    ply = n + ((n % 2 == 0) != (to_move == "w"))
+    pieces = [(name, HexCell(*cell), None) for cell, names in stacks.items() for name in names]
+    board = Setup(CRITTERS, pieces, turn=ply % 2, turn_number=ply // 2 + 1).sketch()
     oracle = Critters()
     oracle.stacks = {cell: list(pieces) for cell, pieces in stacks.items()}
     oracle.ply = board.ply
@@ -204,12 +206,9 @@ def test_spider_stops_early_at_a_dead_end():
     assert {(0, 0), (-1, 1)} <= dests  # beside its start, after two steps
     assert (-1, 0) not in dests
     # Base's spider (exactly three steps) cannot stop in either pocket.
-    base = Board("Base")
     board_base, _ = spider_pocket()
-    b = board_base.position_array.copy()
-    b[GAME_TYPE] = 0
-    base._b[:] = b
-    base._changed()
+    base = Setup(Board("Base").game_type, Setup.from_board(board_base).pieces, board_base.turn,
+                 board_base.ply // 2 + 1).sketch()
     assert {(0, 0), (-1, 1)}.isdisjoint(
         oracle.parse(str(m))[1] for m in base.legal_moves if str(m).startswith("wS1"))
 
