@@ -3,10 +3,11 @@
 ``generate_moves(b, ws, moves, n)`` appends every legal move of the side to
 move to ``moves[n:]`` (an int32 buffer, as everywhere) and returns the new end.
 Kernels call it with ``np.int64(0)``, not ``0``, as the start: numba compiles a
-separate copy of a kernel, and of everything it calls, for each literal argument. Each (piece, destination) pair
-appears once, however many ways lead there (a mosquito copying two bugs, a
-ladybug's several paths, a piece that can walk or be thrown to the same cell),
-which is what UHP's ``validmoves`` and the reference perft counts expect.
+separate copy of a kernel, and of everything it calls, for each literal
+argument. Each (piece, destination) pair appears once, however many ways lead
+there (a mosquito copying two bugs, a ladybug's several paths, a piece that can
+walk or be thrown to the same cell), which is what UHP's ``validmoves`` and
+the reference perft counts expect.
 
 The rules, as Mzinga and nokamute implement them (docs/protocol-notes.md, section 2):
 

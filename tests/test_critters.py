@@ -15,18 +15,19 @@ SE (q, r+1), SW (q-1, r+1), W (q-1, r).
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from critters_oracle import PASS as ORACLE_PASS
 from critters_oracle import Critters, around
 
 from hiveai.board import Board
+from hiveai.bug import CRITTERS, CRITTERS_PIECE_NAMES, MAX_STACK, parse_game_type, parse_piece
 from hiveai.cell import Cell as HexCell
-from hiveai.bug import CRITTERS, CRITTERS_PIECE_NAMES, MAX_STACK, parse_piece
 from hiveai.errors import IllegalMoveError
-from hiveai.setup import Setup
 from hiveai.hex_grid import GRID, N_CELLS, ORIGIN
 from hiveai.position import HASH, HEIGHT, STACK, recompute_hash
+from hiveai.setup import Setup
 
 Cell = tuple[int, int]
 
@@ -207,8 +208,7 @@ def test_spider_stops_early_at_a_dead_end():
     assert (-1, 0) not in dests
     # Base's spider (exactly three steps) cannot stop in either pocket.
     board_base, _ = spider_pocket()
-    base = Setup(Board("Base").game_type, Setup.from_board(board_base).pieces, board_base.turn,
-                 board_base.ply // 2 + 1).sketch()
+    base = replace(Setup.from_board(board_base), game_type=parse_game_type("Base")).sketch()
     assert {(0, 0), (-1, 1)}.isdisjoint(
         oracle.parse(str(m))[1] for m in base.legal_moves if str(m).startswith("wS1"))
 
