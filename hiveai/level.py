@@ -6,6 +6,9 @@ Below it, the engine thinks less and is less exact, the way a weaker player is:
 * **Node budget.** The main search stops after the level's number of nodes
   (deterministic, unlike time), one thread, so a level plays the same on any
   machine. Depth 1 is always searched in full first, so every move is scored.
+  It evaluates with the linear evaluation in every game type, the one the
+  levels were calibrated with (full strength uses the default evaluation,
+  which is the shipped network in some game types: hiveai.network).
 * **Choice.** The search ranks the level's ``multipv`` best root moves; the
   move is drawn among those scoring within ``margin`` of the best, with
   weights ``exp((score - best) / temperature)`` (scores in hundredths: 100 is
@@ -166,12 +169,12 @@ def play_level(searcher: Searcher, board: Board, limits: Limits, level: int = MA
         move = Move(win, board.move_to_string(win))
         result = SearchResult(move, None, 0, 0, 0.0, [move])
     else:
-        first = searcher.search(board, depth_limits(1, limits.stop), ranked, on_iteration, threads=1)
+        first = searcher.search(board, depth_limits(1, limits.stop), ranked, on_iteration, threads=1, linear=True)
         result = first
         budget = settings.nodes if nodes is None else min(settings.nodes, nodes - first.nodes)
         if settings.nodes > 1 and budget > 0 and not limits.out_of_time():
             report = None if on_iteration is None else _after(on_iteration, first.nodes, time.monotonic() - start)
-            deeper = searcher.search(board, limits, ranked, report, nodes=budget, threads=1)
+            deeper = searcher.search(board, limits, ranked, report, nodes=budget, threads=1, linear=True)
             total = first.nodes + deeper.nodes
             # A deeper answer, unless its lines are fewer (an iteration cut short before any).
             if deeper.depth > first.depth and len(deeper.lines) >= len(first.lines):

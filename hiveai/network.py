@@ -29,6 +29,7 @@ and the problem. The network hiveai ships is a data file of the package
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import struct
@@ -43,6 +44,10 @@ from hiveai.features import FEATURE_SET, N_FEATURES, features_into
 MAGIC = b"HIVEAINN"
 FORMAT_VERSION = 1
 SHIPPED_NETWORK = "network.hnn"  # beside this module in the package
+# The game types the shipped network evaluates by default (default_network): those a
+# 1 s/move match against the linear evaluation kept (docs/network.md, "The default").
+# Each is among the game types the file was trained on (its metadata's "game_types").
+NETWORK_GAME_TYPES = frozenset({"Base+MLP"})
 MAX_LAYERS = 8
 MAX_WIDTH = 1024
 
@@ -208,6 +213,24 @@ def shipped_network() -> Network | None:
     if not resource.is_file():
         return None
     return network_from_bytes(resource.read_bytes(), f"hiveai/{SHIPPED_NETWORK}")
+
+
+@functools.cache
+def _shipped_once() -> Network | None:
+    return shipped_network()
+
+
+def default_network(game_type: str) -> Network | None:
+    """The network that evaluates ``game_type`` when no evaluation is asked for:
+    the shipped one in the game types of :data:`NETWORK_GAME_TYPES`, None (the
+    linear evaluation) in the others. The file is read once and kept.
+
+    >>> default_network("Base+MLP") is default_network("Base+MLP") is not None
+    True
+    >>> default_network("Base") is None
+    True
+    """
+    return _shipped_once() if game_type in NETWORK_GAME_TYPES else None
 
 
 # --- The kernels ------------------------------------------------------------------------

@@ -119,8 +119,12 @@ class Option:
         return type(value)(min(max(value, self.low), self.high))
 
 
-# EvalFile's value for the weights built into hiveai.evaluate.
+# EvalFile's value for the default evaluation (hiveai.search.Searcher: the shipped
+# network where a match made it the default, the built-in weights elsewhere).
 BUILTIN_WEIGHTS = "<built-in>"
+# EvalFile's value for the built-in weights' linear evaluation in every game type
+# (<built-in> evaluates with the shipped network where it is the default).
+LINEAR_WEIGHTS = "<linear>"
 
 
 def default_options() -> list[Option]:

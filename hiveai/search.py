@@ -41,10 +41,10 @@ import numpy as np
 from hiveai.abdada import new_busy_table
 from hiveai.board import Board, Move
 from hiveai.board import warmup as board_warmup
-from hiveai.evaluate import weights_for, weights_from_env
+from hiveai.evaluate import WEIGHT_NAMES, weights_for, weights_from_env
 from hiveai.level import MAX_LEVEL, play_level
 from hiveai.negamax import search_root
-from hiveai.network import Network
+from hiveai.network import Network, default_network
 from hiveai.notation import move_to_string
 from hiveai.position import HASH, MOVE_PIECE_SHIFT, PASS, POS, do_move, undo_move
 from hiveai.results import Line, SearchInfo, SearchResult
@@ -53,7 +53,7 @@ from hiveai.scratch import (
     CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES, MAX_PLY, Scratch,
 )
 from hiveai.score import WIN, format_score, is_win_score  # noqa: F401 - format_score: the results API
-from hiveai.switches import search_switches
+from hiveai.switches import search_switches, weight_overrides
 from hiveai.threads import Helper
 from hiveai.timeman import Limits, StopFlag, depth_limits, time_limits
 from hiveai.tt import entry_move, new_table, tt_probe
@@ -87,17 +87,23 @@ class Searcher:
 
     def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | dict[str, np.ndarray] | None = None,
                  threads: int = 1, network: Network | None = None) -> None:
-        """A searcher with a ``tt_mb`` MB table, evaluation ``weights`` (one
-        array for every game type, or arrays by game type as
-        :func:`hiveai.evaluate.read_weights_file` returns them; default:
-        hiveai.evaluate's, with $HIVEAI_WEIGHTS overrides) or a ``network``
-        evaluation (hiveai.network; it replaces the weights while set), and
-        ``threads`` search threads (the calling thread only waits)."""
+        """A searcher with a ``tt_mb`` MB table and ``threads`` search threads
+        (the calling thread only waits).
+
+        The evaluation: a ``network`` (hiveai.network) in every game type if one
+        is given; else the linear evaluation with ``weights`` in every game type
+        if they are given (one array for every game type, or arrays by game type
+        as :func:`hiveai.evaluate.read_weights_file` returns them), or if
+        $HIVEAI_WEIGHTS sets any; else the default: the shipped network where a
+        match made it the default (:func:`hiveai.network.default_network`), the
+        linear evaluation with hiveai.evaluate's weights elsewhere.
+        :meth:`network_for` says which network a game type gets."""
         _check_threads(threads)
         self.tt_mb = tt_mb
         self.threads = threads
-        self.weights = weights_from_env() if weights is None else weights
         self._network = network
+        self._evaluating: Network | None = None  # the network of the last search (None: linear)
+        self.weights = weights
         self.switches = search_switches()
         self._keys, self._data = new_table(tt_mb)
         self._busy = new_busy_table()  # shared by the threads (Simplified ABDADA)
@@ -109,15 +115,39 @@ class Searcher:
         self._stop_requested = False
 
     @property
+    def weights(self) -> np.ndarray | dict[str, np.ndarray]:
+        """The linear evaluation's weights. Setting weights makes the linear
+        evaluation the one of every game type (unless :attr:`network` is set);
+        setting None goes back to the default evaluation."""
+        return self._weights
+
+    @weights.setter
+    def weights(self, weights: np.ndarray | dict[str, np.ndarray] | None) -> None:
+        self._linear = weights is not None or bool(weight_overrides(WEIGHT_NAMES))
+        self._weights = weights_from_env() if weights is None else weights
+
+    @property
     def network(self) -> Network | None:
-        """The network evaluation in use (None: the linear one, with :attr:`weights`)."""
+        """The network given to evaluate every game type (None: none given; see :meth:`network_for`)."""
         return self._network
 
     @network.setter
     def network(self, network: Network | None) -> None:
-        if network is not self._network:
-            self._network = network
-            self.clear()  # the table and the evaluation cache hold the other evaluation's scores
+        self._network = network
+
+    def network_for(self, game_type: str) -> Network | None:
+        """The network that evaluates a ``game_type`` game (a GameTypeString);
+        None: the linear evaluation, with :attr:`weights`.
+
+        >>> s = Searcher(tt_mb=1)
+        >>> s.network_for("Base+MLP") is not None, s.network_for("Base")
+        (True, None)
+        >>> s.weights = s.weights  # weights asked for: linear everywhere
+        >>> s.network_for("Base+MLP")
+        """
+        if self._network is not None:
+            return self._network
+        return None if self._linear else default_network(game_type)
 
     def clear(self) -> None:
         """Forget everything learnt (new game): empty table, history, killers."""
@@ -166,14 +196,17 @@ class Searcher:
 
     def search(self, board: Board, limits: Limits, multipv: int = 1,
                on_iteration: Callable[[SearchInfo], None] | None = None, *,
-               nodes: int | None = None, threads: int | None = None) -> SearchResult:
+               nodes: int | None = None, threads: int | None = None, linear: bool = False) -> SearchResult:
         """Search ``board`` (left unchanged) within ``limits``; blocks until done.
 
         ``on_iteration`` is called in this thread after every completed
         iteration, once per multipv line. ``nodes`` caps the main thread's
         nodes (deterministic, unlike time). ``threads`` runs this one search
         with that many threads instead of :attr:`threads` (the playing levels
-        ask for one, which is deterministic). Raises ValueError on a finished game.
+        ask for one, which is deterministic). ``linear`` evaluates with
+        :attr:`weights` whatever :meth:`network_for` says (the playing levels
+        below full strength, calibrated with the linear evaluation). Raises
+        ValueError on a finished game.
         """
         start = time.monotonic()
         legal = board.legal_move_ints()
@@ -200,8 +233,12 @@ class Searcher:
         self._busy.fill(0)  # a race can leave an entry behind; it must not outlive its search
         for name, slot in SWITCH_SLOTS.items():
             self.ctl[slot] = self.switches[name]
+        network = None if linear else self.network_for(board.game_type_string)
+        if network is not self._evaluating:
+            self.clear()  # the table and the evaluation cache hold the other evaluation's scores
+            self._evaluating = network
         self._main.new_search()
-        self._main.use_network(self.network)
+        self._main.use_network(network)
 
         b = board.position_array.copy()
         game = _game_hashes(board)
@@ -223,7 +260,7 @@ class Searcher:
             finally:
                 infos.put(None)
 
-        helpers = self._start_helpers(b, path, hp, irrev, max_depth, weights)
+        helpers = self._start_helpers(b, path, hp, irrev, max_depth, weights, network)
         worker = threading.Thread(target=work, name="hiveai-search", daemon=True)
         worker.start()
         try:
@@ -259,14 +296,14 @@ class Searcher:
         for helper in helpers:  # the main thread is done: the helpers stop with it
             helper.join()
 
-    def _start_helpers(self, b, path, hp: int, irrev: int, max_depth: int, weights) -> list[Helper]:
+    def _start_helpers(self, b, path, hp: int, irrev: int, max_depth: int, weights, network) -> list[Helper]:
         """Start the search's ``threads - 1`` helper threads; returns them."""
         while len(self._helpers) < self._active - 1:
             self._helpers.append(Helper())
         helpers = self._helpers[: self._active - 1]
         for index, helper in enumerate(helpers, 1):
             helper.start(index, b, path, hp, irrev, self.ctl, self._keys, self._data, self._busy, weights,
-                         self.network, max_depth)
+                         network, max_depth)
         return helpers
 
     def _iterate(self, board, b, path, hp, irrev, limits, max_depth, multipv, start, infos, state, weights) -> None:

@@ -52,7 +52,7 @@ from typing import Callable, Iterable, TextIO
 
 from hiveai import ENGINE_NAME, __version__, timeman
 from hiveai.errors import GAME_OVER, GameOverError, HiveError
-from hiveai.options import BUILTIN_WEIGHTS, MAX_LEVEL, Options
+from hiveai.options import BUILTIN_WEIGHTS, LINEAR_WEIGHTS, MAX_LEVEL, Options
 from hiveai.ponder import Ponderer
 from hiveai.session import Session, node_budget
 
@@ -303,7 +303,10 @@ class UhpServer:
         """``options set EvalFile PATH``: load the weights (an INI file, as ``hiveai
         tune`` writes) or the network (a hiveai.network file, as ``hiveai train``
         writes), or keep the evaluation in use and answer ``err`` naming the file
-        and the problem. ``<built-in>`` restores the built-in evaluation."""
+        and the problem. ``<built-in>`` restores the default evaluation (the
+        shipped network where it is the default, hiveai.network.default_network;
+        the built-in weights elsewhere); ``<linear>`` asks for the built-in weights
+        in every game type."""
         from hiveai.evaluate import read_weights_file, weights_from_env
         from hiveai.network import is_network_file, read_network
 
@@ -311,7 +314,10 @@ class UhpServer:
         builtin = path.lower() == BUILTIN_WEIGHTS.lower()
         try:
             if builtin:
+                self.session.eval_weights, self.session.eval_network = None, None
+            elif path.lower() == LINEAR_WEIGHTS.lower():
                 self.session.eval_weights, self.session.eval_network = weights_from_env(), None
+                path = LINEAR_WEIGHTS
             elif is_network_file(path):
                 self.session.eval_network = read_network(path)
             else:

@@ -23,6 +23,9 @@ from hiveai.network import (
     read_network,
     write_network,
 )
+from hiveai.evaluate import weights_from_env
+from hiveai.movegen import new_workspace
+from hiveai.network import NETWORK_GAME_TYPES, default_network
 
 
 def random_network(rng, hidden=(24, 12), scale=2000.0) -> Network:
@@ -121,7 +124,7 @@ def test_the_search_evaluates_with_the_network():
         board.pop()
     result = Searcher(tt_mb=1, network=net).search(board, depth_limits(1, StopFlag()))
     assert not is_win_score(result.score) and result.score == max(children)
-    linear = Searcher(tt_mb=1).search(board, depth_limits(1, StopFlag()))
+    linear = Searcher(tt_mb=1, weights=weights_from_env()).search(board, depth_limits(1, StopFlag()))
     assert linear.score != result.score
 
 
@@ -150,3 +153,99 @@ def test_the_shipped_network_loads():
     net = shipped_network()
     assert net is not None and net.feature_set == FEATURE_SET and net.shapes[0][1] == N_FEATURES
     assert net.meta["game_types"] == ["Base+MLP"]
+
+
+def _depth1_score(searcher, board, **kw) -> int:
+    from hiveai.timeman import StopFlag, depth_limits
+
+    return searcher.search(board, depth_limits(1, StopFlag()), **kw).score
+
+
+def _children_scores(board, net) -> list[int]:
+    """Each legal move's score from the mover's side: the network's, or (net None) the linear evaluation's."""
+    from hiveai.evaluate import evaluate, weights_for
+
+    kernel = kernel_net(net)
+    w = weights_for(weights_from_env(), board.game_type_string)
+    scores = []
+    for move in board.legal_moves:
+        board.push(move)
+        b = board.position_array
+        scores.append(-(network_score(b, kernel, -1) if net is not None else int(evaluate(b, new_workspace(), w))))
+        board.pop()
+    return scores
+
+
+def test_the_default_evaluation_is_the_shipped_network_where_a_match_made_it_so(monkeypatch):
+    from hiveai.search import Searcher
+
+    shipped = default_network("Base+MLP")
+    assert shipped is not None and NETWORK_GAME_TYPES <= set(shipped.meta["game_types"])
+    default = Searcher(tt_mb=1)
+    assert default.network is None and default.network_for("Base+MLP") is shipped
+    for game_type in ("Base", "Base+M", "Base+P", "Base+ML", "Base+MP", "Base+LP"):
+        assert default.network_for(game_type) is None, game_type
+    # Asked-for weights, or $HIVEAI_WEIGHTS, choose the linear evaluation everywhere;
+    # an asked-for network evaluates every game type; None goes back to the default.
+    assert Searcher(tt_mb=1, weights=weights_from_env()).network_for("Base+MLP") is None
+    net = random_network(np.random.default_rng(8))
+    assert Searcher(tt_mb=1, network=net).network_for("Base") is net
+    default.weights = weights_from_env()
+    assert default.network_for("Base+MLP") is None
+    default.weights = None
+    assert default.network_for("Base+MLP") is shipped
+    monkeypatch.setenv("HIVEAI_WEIGHTS", "queen_enemy=-300")
+    assert Searcher(tt_mb=1).network_for("Base+MLP") is None
+
+
+def test_a_default_search_scores_with_the_network_in_base_mlp_and_linearly_elsewhere():
+    from hiveai.search import Searcher
+
+    searcher = Searcher(tt_mb=1)  # one searcher, so switching evaluations must clear what it learnt
+    for game_type, net in (("Base+MLP", default_network("Base+MLP")), ("Base", None), ("Base+MLP", None)):
+        board = Board(game_type)
+        for m in ("wS1", "bS1 wS1-", "wQ \\wS1", "bQ bS1-", "wA1 wQ/"):
+            board.play(m)
+        linear = net is None and game_type == "Base+MLP"
+        assert _depth1_score(searcher, board, linear=linear) == max(_children_scores(board, net)), game_type
+
+
+def test_the_levels_evaluate_linearly_as_they_were_calibrated():
+    import random
+
+    from hiveai.level import play_level
+    from hiveai.search import Searcher
+    from hiveai.timeman import StopFlag, depth_limits
+
+    board = Board("Base+MLP")
+    for m in ("wS1", "bS1 wS1-", "wQ \\wS1", "bQ bS1-", "wA1 wQ/"):
+        board.play(m)
+    played = []
+    for searcher in (Searcher(tt_mb=1), Searcher(tt_mb=1, weights=weights_from_env())):
+        result = play_level(searcher, board, depth_limits(30, StopFlag()), 6, random.Random(3))
+        played.append((result.move, result.score, result.nodes))
+    assert played[0] == played[1]
+    full = Searcher(tt_mb=1).search(board, depth_limits(2, StopFlag()))
+    linear = Searcher(tt_mb=1, weights=weights_from_env()).search(board, depth_limits(2, StopFlag()))
+    assert full.score != linear.score  # so the equality above is not one the evaluations share
+
+
+def test_eval_file_linear_and_built_in_choose_the_evaluation(tmp_path):
+    import io
+
+    from hiveai.uhp import UhpServer
+
+    server = UhpServer(io.StringIO())
+    shipped = default_network("Base+MLP")
+    assert server.session.searcher().network_for("Base+MLP") is shipped
+    server.execute("options set EvalFile <linear>")
+    assert "EvalFile;string;<linear>;<built-in>" in server.out.getvalue().splitlines()
+    assert server.session.searcher().network_for("Base+MLP") is None
+    net_path = tmp_path / "net.hnn"
+    write_network(net_path, random_network(np.random.default_rng(9)))
+    server.execute(f"options set EvalFile {net_path}")
+    searcher = server.session.searcher()
+    assert searcher.network_for("Base") is searcher.network is not None
+    server.execute("options set EvalFile <built-in>")
+    assert server.session.searcher().network_for("Base+MLP") is shipped
+    assert server.session.searcher().network_for("Base") is None

@@ -239,9 +239,10 @@ def test_repetition_scores_as_a_draw():
 def test_moves_another_thread_is_searching_are_put_off_not_dropped():
     """Simplified ABDADA: with every root move marked as being searched by another
     thread, all but the first are put off to a second pass. The root's value and
-    best move must be those of the plain search (a full window, a fresh table)."""
+    best move must be those of the plain search (a full window, a fresh table),
+    both with the linear evaluation (the scratch below has no network)."""
     board = Board.parse(MIDGAME)
-    plain = search(board, depth=4)
+    plain = search(board, depth=4, searcher=Searcher(tt_mb=16, weights=weights_from_env()))
     scratch, (keys, data), busy = Scratch(), new_table(1), new_busy_table()
     b = board.position_array.copy()
     hashes = _game_hashes(board)
@@ -367,6 +368,8 @@ def test_an_unfinished_iteration_keeps_a_better_root_move():
 # from 500 to 200,000 nodes in steps of 500 (one thread, fresh 16 MB table):
 # 42,000 is the first that does (iteration 3 ends at 14,826 nodes, iteration 4
 # at 93,233). Any search change may move it: the test checks its premise first.
+# Searched with the linear evaluation, which the budget was found with (the
+# driver's logic does not depend on the evaluation).
 UNFINISHED_BUDGET = 45_000
 
 
@@ -376,7 +379,8 @@ def test_a_better_move_from_an_unfinished_iteration_comes_with_its_line():
     kernel found for it, not the move alone: pondering predicts the reply from it."""
     board = Board.from_game_string(MIDGAME)
     infos: list[SearchInfo] = []
-    result = search(board, depth=30, nodes=UNFINISHED_BUDGET, on_iteration=infos.append)
+    linear = Searcher(tt_mb=16, weights=weights_from_env())
+    result = search(board, depth=30, nodes=UNFINISHED_BUDGET, on_iteration=infos.append, searcher=linear)
     completed = [i for i in infos if i.depth == result.depth]
     assert result.depth == 3 and completed[-1].pv[0] != result.move, "re-derive UNFINISHED_BUDGET"
     assert result.pv[0] == result.move and len(result.pv) >= 2 and replay_is_legal(board, result.pv)
