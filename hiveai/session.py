@@ -71,7 +71,7 @@ class Session:
         self.input_closed = False  # stdin reached its end (set by the reader thread)
         self.searching_infinite = False  # a bare bestmove is running: the end of input stops it
         self.command_start = time.monotonic()  # when the command being answered arrived
-        self.eval_weights = None  # weights by game type set by EvalFile; None: the searcher's own (built-in)
+        self.eval_weights = None  # weights by game type set by EvalFile; None: the default evaluation
         self.eval_network = None  # a network EvalFile loaded (hiveai.network); None: not given
         self._weights_set = False  # the searcher holds eval_weights (not its default evaluation)
         self._searcher: Searcher | None = None  # made in the background after the banner
