@@ -10,8 +10,8 @@ folder is locked with :class:`hiveai.durable.DirectoryLock`):
 2. **Labels** (``labels.jsonl``): in each game, every ``sample_every``-th
    position from ply ``MIN_SAMPLE_PLY`` on is searched by the current engine
    (its default evaluation, so generation N's network labels generation N+1's
-   data in the game types where it is the default) to a fixed depth; its score (side to move's view) is the label, the game's
-   result the second one. One line per game, appended when its positions are
+   data in the game types where it is the default) to a fixed depth; its
+   score (side to move's view) is the label, the game's result the second one. One line per game, appended when its positions are
    all searched, so an interruption loses at most the games being labelled.
    Labelling runs through hiveai.backend like self-play.
 3. **Fit**: the feature vectors (hiveai.features) of the labelled positions,
