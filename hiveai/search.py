@@ -101,7 +101,7 @@ class Searcher:
         _check_threads(threads)
         self.tt_mb = tt_mb
         self.threads = threads
-        self._network = network
+        self.network = network  # evaluates every game type (None: none given; see network_for)
         self._evaluating: Network | None = None  # the network of the last search (None: linear)
         self.weights = weights
         self.switches = search_switches()
@@ -126,15 +126,6 @@ class Searcher:
         self._linear = weights is not None or bool(weight_overrides(WEIGHT_NAMES))
         self._weights = weights_from_env() if weights is None else weights
 
-    @property
-    def network(self) -> Network | None:
-        """The network given to evaluate every game type (None: none given; see :meth:`network_for`)."""
-        return self._network
-
-    @network.setter
-    def network(self, network: Network | None) -> None:
-        self._network = network
-
     def network_for(self, game_type: str) -> Network | None:
         """The network that evaluates a ``game_type`` game (a GameTypeString);
         None: the linear evaluation, with :attr:`weights`.
@@ -145,8 +136,8 @@ class Searcher:
         >>> s.weights = s.weights  # weights asked for: linear everywhere
         >>> s.network_for("Base+MLP")
         """
-        if self._network is not None:
-            return self._network
+        if self.network is not None:
+            return self.network
         return None if self._linear else default_network(game_type)
 
     def clear(self) -> None:

@@ -106,26 +106,48 @@ def test_a_missing_file_is_named(tmp_path):
         read_network(tmp_path / "nothing.hnn")
 
 
+# Five moves legal in every game type, ending with a mid-game position to evaluate.
+OPENING = ("wS1", "bS1 wS1-", "wQ \\wS1", "bQ bS1-", "wA1 wQ/")
+
+
+def _board(game_type: str, moves=OPENING) -> Board:
+    board = Board(game_type)
+    for m in moves:
+        board.play(m)
+    return board
+
+
+def _depth1_score(searcher, board, **kw) -> int:
+    from hiveai.timeman import StopFlag, depth_limits
+
+    return searcher.search(board, depth_limits(1, StopFlag()), **kw).score
+
+
+def _children_scores(board, net) -> list[int]:
+    """Each legal move's score from the mover's side: the network's, or (net None) the linear evaluation's."""
+    from hiveai.evaluate import evaluate, weights_for
+
+    kernel = kernel_net(net)
+    w = weights_for(weights_from_env(), board.game_type_string)
+    scores = []
+    for move in board.legal_moves:
+        board.push(move)
+        b = board.position_array
+        scores.append(-(network_score(b, kernel, -1) if net is not None else int(evaluate(b, new_workspace(), w))))
+        board.pop()
+    return scores
+
+
 def test_the_search_evaluates_with_the_network():
     """A depth-1 search with a network scores the best child by the network (negamax)."""
     from hiveai.score import is_win_score
     from hiveai.search import Searcher
-    from hiveai.timeman import StopFlag, depth_limits
 
     net = random_network(np.random.default_rng(5), scale=1500.0)
-    board = Board("Base+MLP")
-    for m in ("wP", "bM wP-", "wQ \\wP", "bQ bM-", "wA1 wQ/"):
-        board.play(m)
-    kernel = kernel_net(net)
-    children = []
-    for move in board.legal_moves:
-        board.push(move)
-        children.append(-network_score(board.position_array, kernel, -1))
-        board.pop()
-    result = Searcher(tt_mb=1, network=net).search(board, depth_limits(1, StopFlag()))
-    assert not is_win_score(result.score) and result.score == max(children)
-    linear = Searcher(tt_mb=1, weights=weights_from_env()).search(board, depth_limits(1, StopFlag()))
-    assert linear.score != result.score
+    board = _board("Base+MLP", ("wP", "bM wP-", "wQ \\wP", "bQ bM-", "wA1 wQ/"))
+    score = _depth1_score(Searcher(tt_mb=1, network=net), board)
+    assert not is_win_score(score) and score == max(_children_scores(board, net))
+    assert _depth1_score(Searcher(tt_mb=1, weights=weights_from_env()), board) != score
 
 
 def test_eval_file_loads_a_network_and_a_bad_one_changes_nothing(engine, tmp_path):
@@ -155,27 +177,6 @@ def test_the_shipped_network_loads():
     assert net.meta["game_types"] == ["Base+MLP"]
 
 
-def _depth1_score(searcher, board, **kw) -> int:
-    from hiveai.timeman import StopFlag, depth_limits
-
-    return searcher.search(board, depth_limits(1, StopFlag()), **kw).score
-
-
-def _children_scores(board, net) -> list[int]:
-    """Each legal move's score from the mover's side: the network's, or (net None) the linear evaluation's."""
-    from hiveai.evaluate import evaluate, weights_for
-
-    kernel = kernel_net(net)
-    w = weights_for(weights_from_env(), board.game_type_string)
-    scores = []
-    for move in board.legal_moves:
-        board.push(move)
-        b = board.position_array
-        scores.append(-(network_score(b, kernel, -1) if net is not None else int(evaluate(b, new_workspace(), w))))
-        board.pop()
-    return scores
-
-
 def test_the_default_evaluation_is_the_shipped_network_where_a_match_made_it_so(monkeypatch):
     from hiveai.search import Searcher
 
@@ -203,9 +204,7 @@ def test_a_default_search_scores_with_the_network_in_base_mlp_and_linearly_elsew
 
     searcher = Searcher(tt_mb=1)  # one searcher, so switching evaluations must clear what it learnt
     for game_type, net in (("Base+MLP", default_network("Base+MLP")), ("Base", None), ("Base+MLP", None)):
-        board = Board(game_type)
-        for m in ("wS1", "bS1 wS1-", "wQ \\wS1", "bQ bS1-", "wA1 wQ/"):
-            board.play(m)
+        board = _board(game_type)
         linear = net is None and game_type == "Base+MLP"
         assert _depth1_score(searcher, board, linear=linear) == max(_children_scores(board, net)), game_type
 
@@ -217,9 +216,7 @@ def test_the_levels_evaluate_linearly_as_they_were_calibrated():
     from hiveai.search import Searcher
     from hiveai.timeman import StopFlag, depth_limits
 
-    board = Board("Base+MLP")
-    for m in ("wS1", "bS1 wS1-", "wQ \\wS1", "bQ bS1-", "wA1 wQ/"):
-        board.play(m)
+    board = _board("Base+MLP")
     played = []
     for searcher in (Searcher(tt_mb=1), Searcher(tt_mb=1, weights=weights_from_env())):
         result = play_level(searcher, board, depth_limits(30, StopFlag()), 6, random.Random(3))
