@@ -7,6 +7,7 @@ import struct
 
 import numpy as np
 import pytest
+from game_types import game
 
 from hiveai.board import Board
 from hiveai.features import FEATURE_SET, N_FEATURES, features
@@ -110,13 +111,6 @@ def test_a_missing_file_is_named(tmp_path):
 OPENING = ("wS1", "bS1 wS1-", "wQ \\wS1", "bQ bS1-", "wA1 wQ/")
 
 
-def _board(game_type: str, moves=OPENING) -> Board:
-    board = Board(game_type)
-    for m in moves:
-        board.play(m)
-    return board
-
-
 def _depth1_score(searcher, board, **kw) -> int:
     from hiveai.timeman import StopFlag, depth_limits
 
@@ -144,7 +138,7 @@ def test_the_search_evaluates_with_the_network():
     from hiveai.search import Searcher
 
     net = random_network(np.random.default_rng(5), scale=1500.0)
-    board = _board("Base+MLP", ("wP", "bM wP-", "wQ \\wP", "bQ bM-", "wA1 wQ/"))
+    board = game("Base+MLP", "wP", "bM wP-", "wQ \\wP", "bQ bM-", "wA1 wQ/")
     score = _depth1_score(Searcher(tt_mb=1, network=net), board)
     assert not is_win_score(score) and score == max(_children_scores(board, net))
     assert _depth1_score(Searcher(tt_mb=1, weights=weights_from_env()), board) != score
@@ -204,7 +198,7 @@ def test_a_default_search_scores_with_the_network_in_base_mlp_and_linearly_elsew
 
     searcher = Searcher(tt_mb=1)  # one searcher, so switching evaluations must clear what it learnt
     for game_type, net in (("Base+MLP", default_network("Base+MLP")), ("Base", None), ("Base+MLP", None)):
-        board = _board(game_type)
+        board = game(game_type, *OPENING)
         linear = net is None and game_type == "Base+MLP"
         assert _depth1_score(searcher, board, linear=linear) == max(_children_scores(board, net)), game_type
 
@@ -216,7 +210,7 @@ def test_the_levels_evaluate_linearly_as_they_were_calibrated():
     from hiveai.search import Searcher
     from hiveai.timeman import StopFlag, depth_limits
 
-    board = _board("Base+MLP")
+    board = game("Base+MLP", *OPENING)
     played = []
     for searcher in (Searcher(tt_mb=1), Searcher(tt_mb=1, weights=weights_from_env())):
         result = play_level(searcher, board, depth_limits(30, StopFlag()), 6, random.Random(3))

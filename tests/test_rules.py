@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from game_types import game
 
 from hiveai.board import PASS, Board, Move
 from hiveai.errors import (
@@ -34,17 +35,6 @@ MOVE_RE = re.compile(rf"^(?:pass|{PIECE_RE}(?: (?:[-/\\]?{PIECE_RE}|{PIECE_RE}[-
 
 
 # --- helpers ---------------------------------------------------------------
-
-
-def game(game_type: str, *moves: str) -> Board:
-    """A board after playing ``moves`` one by one (each must be legal)."""
-    board = Board(game_type)
-    for i, m in enumerate(moves):
-        try:
-            board.play(m)
-        except HiveError as e:  # pragma: no cover - a broken scenario, say which move
-            raise AssertionError(f"scenario move {i} {m!r} rejected after {board.game_string()!r}: {e}") from e
-    return board
 
 
 def move_strings(board: Board) -> list[str]:
