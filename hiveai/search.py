@@ -118,13 +118,29 @@ class Searcher:
     def weights(self) -> np.ndarray | dict[str, np.ndarray]:
         """The linear evaluation's weights. Setting weights makes the linear
         evaluation the one of every game type (unless :attr:`network` is set);
-        setting None goes back to the default evaluation."""
+        setting None goes back to the default evaluation (see :attr:`weights_asked`)."""
         return self._weights
 
     @weights.setter
     def weights(self, weights: np.ndarray | dict[str, np.ndarray] | None) -> None:
         self._linear = weights is not None or bool(weight_overrides(WEIGHT_NAMES))
+        self._weights_asked = weights
         self._weights = weights_from_env() if weights is None else weights
+
+    @property
+    def weights_asked(self) -> np.ndarray | dict[str, np.ndarray] | None:
+        """The weights last set (the very object), or None if the default
+        evaluation was asked for.
+
+        >>> s = Searcher(tt_mb=1)
+        >>> s.weights_asked is None
+        True
+        >>> w = s.weights
+        >>> s.weights = w
+        >>> s.weights_asked is w
+        True
+        """
+        return self._weights_asked
 
     def network_for(self, game_type: str) -> Network | None:
         """The network that evaluates a ``game_type`` game (a GameTypeString);

@@ -73,7 +73,6 @@ class Session:
         self.command_start = time.monotonic()  # when the command being answered arrived
         self.eval_weights = None  # weights by game type set by EvalFile; None: the default evaluation
         self.eval_network = None  # a network EvalFile loaded (hiveai.network); None: not given
-        self._weights_set = False  # the searcher holds eval_weights (not its default evaluation)
         self._searcher: Searcher | None = None  # made in the background after the banner
         self._preparing: threading.Thread | None = None  # that background thread, until joined
         self._clear_pending = False  # newgame: clear the table before the next search
@@ -143,9 +142,8 @@ class Session:
         elif self._clear_pending:
             self._searcher.clear()
         self._clear_pending = False
-        if self._searcher.weights is not self.eval_weights and (self.eval_weights is not None or self._weights_set):
+        if self._searcher.weights_asked is not self.eval_weights:
             self._searcher.weights = self.eval_weights  # None: back to the default evaluation
-        self._weights_set = self.eval_weights is not None
         self._searcher.network = self.eval_network
         self._searcher.threads = self.options["NumThreads"]
         return self._searcher
