@@ -44,11 +44,11 @@ from hiveai.position import (
     occupied_neighbours, undo_move,
 )
 from hiveai.scratch import (
-    CTL_EVAL_HITS, CTL_EVALS, CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_MOVE,
-    CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES, EVAL_CACHE_BITS, MAX_PLY,
-    SD_EVAL, SD_KILLERS, SD_PLY_MOVE, SD_PV, SD_PVLEN,
+    CTL_EVAL_HITS, CTL_EVALS, CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE,
+    CTL_RFP, CTL_ROOT_MOVE, CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES,
+    EVAL_CACHE_BITS, MAX_PLY, SD_EVAL, SD_KILLERS, SD_PLY_MOVE, SD_PV, SD_PVLEN,
 )
-from hiveai.score import WIN
+from hiveai.score import MATE_BOUND, WIN
 from hiveai.tt import (
     EXACT, LOWER, UPPER, entry_bound, entry_depth, entry_move, entry_score, score_from_tt, score_to_tt, tt_probe,
     tt_store,
@@ -142,6 +142,17 @@ def _leaf_score(b, ws, w, net, sd, path, ctl, ply, hp, irrev, pinned):
 
 
 @njit(cache=True, nogil=True)
+def _quiet_queens(b):
+    """Neither queen is one cell from surrounded: a static score can be trusted
+    to stand for a short search (no win at once for either side to miss)."""
+    for colour in range(2):
+        q = b[POS + colour * PIECES_PER_COLOUR]
+        if q >= 0 and occupied_neighbours(b, q) >= 5:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
             depth, ply, alpha, beta, start, hp, irrev, pinned):
     """Score of position ``b`` for the side to move, searched ``depth`` plies.
@@ -197,6 +208,35 @@ def negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, 
                 return s
 
     side = b[PLY] & 1
+    # Cut-offs before any move is searched, at null-window nodes with no win
+    # at once on the board (a queen one cell from surrounded) and beta not a
+    # forced result. Reverse futility (switch rfp, its value the margin per
+    # ply): at depth 1 to 3 a static score above beta by the margin times the
+    # depth stands for the node. Null move (switch nullmove): from depth 3 the
+    # side to move passes, and if the opponent, searched two or three plies
+    # shallower, still cannot bring the score under beta, the node fails
+    # high. Hive allows a pass only when no move is legal, but having the move
+    # is almost always worth something, so the real moves would do as well.
+    margin = ctl[CTL_RFP]
+    if ((margin > 0 and depth <= 3) or (ctl[CTL_NULL_MOVE] != 0 and depth >= 3)) and ply > 0 \
+            and beta - alpha == 1 and -MATE_BOUND < beta < MATE_BOUND and _quiet_queens(b):
+        static = _cached_eval(b, ws, w, net, sd, ctl, key, pinned)
+        if margin > 0 and depth <= 3 and static - margin * depth >= beta:
+            return static
+        if ctl[CTL_NULL_MOVE] != 0 and depth >= 3 and static >= beta and sd[SD_PLY_MOVE + ply - 1] != PASS \
+                and b[POS + side * PIECES_PER_COLOUR] >= 0:
+            r = 3 if depth >= 6 else 2
+            token = do_move(b, PASS)
+            sd[SD_PLY_MOVE + ply] = PASS
+            path[hp + 1] = b[HASH]
+            # The pass starts a new repetition history (hp + 1): no draw is scored through it.
+            s = -negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
+                         depth - 1 - r, ply + 1, -beta, -beta + 1, start, hp + 1, hp + 1, pinned)
+            undo_move(b, PASS, token)
+            if ctl[CTL_STOP] != 0:
+                return 0
+            if s >= beta:
+                return s if s < MATE_BOUND else beta
     if tt_move >= 0 and not plausible(b, tt_move):
         tt_move = -1  # a 64-bit key collision: never play a move that does not fit
     if ply == 0:

@@ -38,7 +38,9 @@ CTL_EVALS = 10  # leaves evaluated
 CTL_EVAL_HITS = 11  # ... of which found in the evaluation cache
 CTL_NODE_LIMIT = 12  # > 0: the kernel stops itself once CTL_NODES reaches it
 CTL_SHARED = 13  # 1: other threads search the same tree (defer their busy moves: hiveai.abdada)
-CTL_SIZE = 14
+CTL_RFP = 14  # > 0: reverse futility margin per ply (hiveai.switches)
+CTL_NULL_MOVE = 15  # 1: null move (a pass) at null-window nodes (hiveai.switches)
+CTL_SIZE = 16
 
 # Search data (int64): killers, history and the triangular PV table.
 HISTORY_SIDE = N_PIECES * N_CELLS  # history index: side * this + move

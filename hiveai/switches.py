@@ -45,6 +45,9 @@ NODESTIME_ENV = "HIVEAI_NODESTIME"
 # over 800 games against no extension at 0.1 s/move (docs/strength.md).
 SEARCH_SWITCHES: dict[str, tuple[int, tuple[int, ...]]] = {
     "extend": (1, (0, 1)),
+    # Under trial with the network (docs/strength.md): off until a match keeps them.
+    "rfp": (0, (0, 50, 100, 150, 200, 300)),
+    "nullmove": (0, (0, 1)),
 }
 
 

@@ -150,6 +150,27 @@ def test_forced_win_in_two(gs):
         assert format_score(res.score) == "win in 2", (depth, res.score)
 
 
+# The pruning switches under trial (hiveai.switches: reverse futility, null
+# move) must not cost a forced win or a defence: neither prunes where a queen
+# is one cell from surrounded, nor when beta is a forced result.
+TRIAL_SWITCHES = ["rfp=100", "nullmove=1", "rfp=300,nullmove=1"]
+
+
+@pytest.mark.parametrize("switch", TRIAL_SWITCHES)
+def test_pruning_switches_keep_forced_wins_and_defences(switch, monkeypatch):
+    monkeypatch.setenv("HIVEAI_SEARCH", switch)
+    for gs in (param.values[0] for param in cases("win2")):
+        board, b = position(gs)
+        res = search(board, depth=4)
+        assert forces_win_in_2(b, res.move.code), (switch, gs, res.move_string)
+        assert format_score(res.score) == "win in 2", (switch, gs, res.score)
+    for gs in (param.values[0] for param in cases("block")):
+        board, b = position(gs)
+        safe, _ = safe_and_losing(b)
+        res = search(board, depth=4)
+        assert res.move.code in safe and not_lost_at_once(res.score), (switch, gs, res.move_string)
+
+
 # --- Defence ------------------------------------------------------------------
 
 
