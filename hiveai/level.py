@@ -53,6 +53,11 @@ if TYPE_CHECKING:
     from hiveai.board import Board
     from hiveai.search import Searcher
 
+# The search switches (hiveai.switches) the levels' node budgets were calibrated
+# with (docs/levels.md): the threat extension, none of the pruning that the
+# full-strength linear search gained later, so each level stays as measured.
+CALIBRATED_SWITCHES = {"extend": 1, "rfp": 0, "nullmove": 0}
+
 # From this level up the engine always blocks an opponent's win in one.
 BLOCK_FROM_LEVEL = 4
 
@@ -169,12 +174,14 @@ def play_level(searcher: Searcher, board: Board, limits: Limits, level: int = MA
         move = Move(win, board.move_to_string(win))
         result = SearchResult(move, None, 0, 0, 0.0, [move])
     else:
-        first = searcher.search(board, depth_limits(1, limits.stop), ranked, on_iteration, threads=1, linear=True)
+        first = searcher.search(board, depth_limits(1, limits.stop), ranked, on_iteration, threads=1, linear=True,
+                                switches=CALIBRATED_SWITCHES)
         result = first
         budget = settings.nodes if nodes is None else min(settings.nodes, nodes - first.nodes)
         if settings.nodes > 1 and budget > 0 and not limits.out_of_time():
             report = None if on_iteration is None else _after(on_iteration, first.nodes, time.monotonic() - start)
-            deeper = searcher.search(board, limits, ranked, report, nodes=budget, threads=1, linear=True)
+            deeper = searcher.search(board, limits, ranked, report, nodes=budget, threads=1, linear=True,
+                                     switches=CALIBRATED_SWITCHES)
             total = first.nodes + deeper.nodes
             # A deeper answer, unless its lines are fewer (an iteration cut short before any).
             if deeper.depth > first.depth and len(deeper.lines) >= len(first.lines):

@@ -33,6 +33,7 @@ import queue
 import random
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -104,7 +105,8 @@ class Searcher:
         self.network = network  # evaluates every game type (None: none given; see network_for)
         self._evaluating: Network | None = None  # the network of the last search (None: linear)
         self.weights = weights
-        self.switches = search_switches()
+        self.switches = search_switches()  # with the linear evaluation
+        self.network_switches = search_switches(network=True)  # with a network
         self._keys, self._data = new_table(tt_mb)
         self._busy = new_busy_table()  # shared by the threads (Simplified ABDADA)
         self._generation = 0
@@ -203,7 +205,8 @@ class Searcher:
 
     def search(self, board: Board, limits: Limits, multipv: int = 1,
                on_iteration: Callable[[SearchInfo], None] | None = None, *,
-               nodes: int | None = None, threads: int | None = None, linear: bool = False) -> SearchResult:
+               nodes: int | None = None, threads: int | None = None, linear: bool = False,
+               switches: Mapping[str, int] | None = None) -> SearchResult:
         """Search ``board`` (left unchanged) within ``limits``; blocks until done.
 
         ``on_iteration`` is called in this thread after every completed
@@ -212,8 +215,11 @@ class Searcher:
         with that many threads instead of :attr:`threads` (the playing levels
         ask for one, which is deterministic). ``linear`` evaluates with
         :attr:`weights` whatever :meth:`network_for` says (the playing levels
-        below full strength, calibrated with the linear evaluation). Raises
-        ValueError on a finished game.
+        below full strength, calibrated with the linear evaluation).
+        ``switches`` are this one search's switches (every name of
+        hiveai.switches.SEARCH_SWITCHES) instead of the evaluation's
+        (:attr:`switches` or :attr:`network_switches`). Raises ValueError on a
+        finished game.
         """
         start = time.monotonic()
         legal = board.legal_move_ints()
@@ -238,9 +244,11 @@ class Searcher:
         self.ctl[CTL_NODE_LIMIT] = 0 if nodes is None else max(1, nodes)
         self.ctl[CTL_SHARED] = int(self._active > 1)
         self._busy.fill(0)  # a race can leave an entry behind; it must not outlive its search
-        for name, slot in SWITCH_SLOTS.items():
-            self.ctl[slot] = self.switches[name]
         network = None if linear else self.network_for(board.game_type_string)
+        if switches is None:
+            switches = self.switches if network is None else self.network_switches
+        for name, slot in SWITCH_SLOTS.items():
+            self.ctl[slot] = switches[name]
         if network is not self._evaluating:
             self.clear()  # the table and the evaluation cache hold the other evaluation's scores
             self._evaluating = network

@@ -40,14 +40,17 @@ SEARCH_ENV = "HIVEAI_SEARCH"
 WEIGHTS_ENV = "HIVEAI_WEIGHTS"
 NODESTIME_ENV = "HIVEAI_NODESTIME"
 
-# The search switches: name -> (default, the values it takes). The defaults
-# are what matches kept: the threat extension (hiveai.negamax) scored 53.0 %
-# over 800 games against no extension at 0.1 s/move (docs/strength.md).
-SEARCH_SWITCHES: dict[str, tuple[int, tuple[int, ...]]] = {
-    "extend": (1, (0, 1)),
-    # Under trial with the network (docs/strength.md): off until a match keeps them.
-    "rfp": (0, (0, 50, 100, 150, 200, 300)),
-    "nullmove": (0, (0, 1)),
+# The search switches: name -> (default with the linear evaluation, default
+# with a network, the values it takes). The defaults are what matches kept
+# (docs/strength.md): the threat extension (hiveai.negamax) scored 53.0 % over
+# 800 games against no extension at 0.1 s/move. Reverse futility and null move
+# together, at 0.3 s/move: in Base (linear) +52.2 +- 39.2 Elo over 255 games
+# (SPRT 0/30 accepted), kept; in Base+MLP (the network) +13.9 +- 38.6 over 300
+# games (undecided), so off there (docs/measurements/2026-12-03-pruning.md).
+SEARCH_SWITCHES: dict[str, tuple[int, int, tuple[int, ...]]] = {
+    "extend": (1, 1, (0, 1)),
+    "rfp": (100, 0, (0, 50, 100, 150, 200, 300)),
+    "nullmove": (1, 0, (0, 1)),
 }
 
 
@@ -74,10 +77,15 @@ def parse_items(variable: str, text: str, allowed: Mapping[str, Collection[int] 
     return out
 
 
-def search_switches() -> dict[str, int]:
-    """Every search switch: its default, or the value $HIVEAI_SEARCH gives it."""
-    values = {name: default for name, (default, _) in SEARCH_SWITCHES.items()}
-    allowed = {name: choices for name, (_, choices) in SEARCH_SWITCHES.items()}
+def search_switches(network: bool = False) -> dict[str, int]:
+    """Every search switch: the value $HIVEAI_SEARCH gives it, else its default
+    with the linear evaluation, or with a network if ``network``.
+
+    >>> search_switches()["rfp"], search_switches(network=True)["rfp"]
+    (100, 0)
+    """
+    values = {name: (net if network else linear) for name, (linear, net, _) in SEARCH_SWITCHES.items()}
+    allowed = {name: choices for name, (_, _, choices) in SEARCH_SWITCHES.items()}
     values.update(parse_items(SEARCH_ENV, os.environ.get(SEARCH_ENV, ""), allowed))
     return values
 

@@ -150,10 +150,11 @@ def test_forced_win_in_two(gs):
         assert format_score(res.score) == "win in 2", (depth, res.score)
 
 
-# The pruning switches under trial (hiveai.switches: reverse futility, null
-# move) must not cost a forced win or a defence: neither prunes where a queen
-# is one cell from surrounded, nor when beta is a forced result.
-TRIAL_SWITCHES = ["rfp=100", "nullmove=1", "rfp=300,nullmove=1"]
+# The pruning switches (hiveai.switches: reverse futility, null move; on by
+# default with the linear evaluation) must not cost a forced win or a
+# defence: neither prunes where a queen is one cell from surrounded, nor when
+# beta is a forced result.
+TRIAL_SWITCHES = ["rfp=100", "nullmove=1", "rfp=100,nullmove=1", "rfp=300,nullmove=1"]
 
 
 @pytest.mark.parametrize("switch", TRIAL_SWITCHES)
