@@ -181,6 +181,7 @@ def test_cannot_start_is_terminated():
 def test_analyse_gives_intermediate_lines_and_restores_the_option():
     board = Board.parse("Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
     with popen_uhp(HIVEAI) as engine:
+        engine.configure({"UseBook": False})  # a book move comes with no search lines
         info = engine.analyse(board, Limit(depth=2))
         assert [line.depth for line in info.info] == [1, 2]
         assert info.move in board.legal_moves and info.pv[0] == str(info.move)

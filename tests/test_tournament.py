@@ -44,6 +44,7 @@ from hiveai.tournament.schedule import (
     parse_engine,
     random_openings,
 )
+from hiveai.tournament.standings import standings_notes
 from hiveai.tournament.stats import Sprt
 
 REPO = Path(__file__).resolve().parent.parent
@@ -504,6 +505,10 @@ def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path)
     assert false["reason"] != referee.ENGINE_DRAW and false["plies"] > 6
     assert false["flags"] == ["liar declared a draw after ply 6; rejected: the position occurred 1 time, "
                               "the game goes on"]
+    # The standings count the honoured claim among the game ends and only the rejected one as a flag.
+    notes = standings_notes([true, false], ["claimer", "shuffler", "liar", "other"])
+    assert f"{referee.ENGINE_DRAW} 1" in notes[1]
+    assert "Games with flags (an engine declared a result the referee did not see): 1" in notes
 
 
 # --- the check before the games ----------------------------------------------------

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from hiveai.outcome import BLACK, WHITE, points
 from hiveai.text import plural
-from hiveai.tournament.results import FORFEITS
+from hiveai.tournament.results import ENGINE_DRAW, FORFEITS
 from hiveai.tournament.stats import EloEstimate, Sprt, pair_points, pentanomial_elo, wdl_elo
 
 
@@ -192,9 +192,11 @@ def standings_notes(records: list[dict], names: list[str], sprt: Sprt | None = N
     forfeits = Counter((r["forfeit"], r["reason"]) for r in records if r["reason"] in FORFEITS)
     if forfeits:
         lines.append("Forfeits: " + ", ".join(f"{n} {why} {c}" for (n, why), c in sorted(forfeits.items())))
-    flagged = sum(1 for r in records if r.get("flags"))
-    if flagged:
-        lines.append(f"Games with flags (an engine declared a result the referee did not see): {flagged}")
+    # A draw claim the referee honoured ends its game (reason ENGINE_DRAW) and leaves one flag, which the
+    # game ends above already count; any other flag is an engine's result the referee did not see.
+    disputed = sum(1 for r in records if len(r.get("flags") or ()) > (r["reason"] == ENGINE_DRAW))
+    if disputed:
+        lines.append(f"Games with flags (an engine declared a result the referee did not see): {disputed}")
     if sprt is not None:
         first = names[0]
         s = sprt_state(sprt, records, first)
