@@ -25,10 +25,10 @@ This module imports nothing of hiveai's, so anything may read its switches.
 
 >>> parse_items("HIVEAI_SEARCH", " extend=0 ", {"extend": (0, 1)})
 {'extend': 0}
->>> parse_items("HIVEAI_SEARCH", "extend=2", {"extend": (0, 1)})
+>>> parse_items("HIVEAI_SEARCH", "extend=3", {"extend": (0, 1, 2)})
 Traceback (most recent call last):
 ...
-ValueError: HIVEAI_SEARCH: 'extend=2' is not one of extend=0|1
+ValueError: HIVEAI_SEARCH: 'extend=3' is not one of extend=0|1|2
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ NODESTIME_ENV = "HIVEAI_NODESTIME"
 # (SPRT 0/30 accepted), kept; in Base+MLP (the network) +13.9 +- 38.6 over 300
 # games (undecided), so off there (docs/measurements/2026-12-03-pruning.md).
 SEARCH_SWITCHES: dict[str, tuple[int, int, tuple[int, ...]]] = {
-    "extend": (1, 1, (0, 1)),
+    "extend": (1, 1, (0, 1, 2)),
     "rfp": (100, 0, (0, 50, 100, 150, 200, 300)),
     "nullmove": (1, 0, (0, 1)),
 }

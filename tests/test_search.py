@@ -265,7 +265,7 @@ def test_search_switches_parse_and_the_threat_extension_changes_the_tree(monkeyp
     monkeypatch.setenv(SEARCH_ENV, " extend=0 ")
     assert search_switches() == {"extend": 0, "rfp": 100, "nullmove": 1}
     assert search_switches(network=True) == {"extend": 0, "rfp": 0, "nullmove": 0}
-    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
+    for bad in ("extend=3", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
         monkeypatch.setenv(SEARCH_ENV, bad)
         with pytest.raises(ValueError, match=SEARCH_ENV):
             search_switches()
