@@ -132,22 +132,12 @@ def _leaf_score(b, ws, w, net, sd, path, ctl, ply, hp, irrev, pinned):
         return s
     # Threat extension: if the side to move could finish the enemy queen
     # (five cells already taken), look one ply further instead of trusting
-    # a static score that cannot see the win. With extend=2 also, at the
-    # iteration's own horizon only, when its own queen has five neighbours (the
-    # opponent threatens to win at once, as a check does in chess): the ply
-    # searched is the defence, and the reply leaf is extended by the first rule
-    # if the threat stands. (Deeper, a sixth cell no one can reach would extend
-    # every ply.) Bounded to twice the iteration depth, since threats can
-    # answer threats.
+    # a static score that cannot see the win. Bounded to twice the
+    # iteration depth, since threats can answer threats.
     if ctl[CTL_EXTEND] != 0 and ply < 2 * ctl[CTL_ITER_DEPTH] and ply < MAX_PLY - 2:
-        side = b[PLY] & 1
-        enemy_queen = b[POS + (1 - side) * PIECES_PER_COLOUR]
+        enemy_queen = b[POS + (1 - (b[PLY] & 1)) * PIECES_PER_COLOUR]
         if enemy_queen >= 0 and occupied_neighbours(b, enemy_queen) >= 5:
             return NO_SCORE
-        if ctl[CTL_EXTEND] == 2 and ply <= ctl[CTL_ITER_DEPTH]:
-            own_queen = b[POS + side * PIECES_PER_COLOUR]
-            if own_queen >= 0 and occupied_neighbours(b, own_queen) >= 5:
-                return NO_SCORE
     return _cached_eval(b, ws, w, net, sd, ctl, b[HASH], pinned)
 
 

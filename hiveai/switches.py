@@ -25,10 +25,10 @@ This module imports nothing of hiveai's, so anything may read its switches.
 
 >>> parse_items("HIVEAI_SEARCH", " extend=0 ", {"extend": (0, 1)})
 {'extend': 0}
->>> parse_items("HIVEAI_SEARCH", "extend=3", {"extend": (0, 1, 2)})
+>>> parse_items("HIVEAI_SEARCH", "extend=2", {"extend": (0, 1)})
 Traceback (most recent call last):
 ...
-ValueError: HIVEAI_SEARCH: 'extend=3' is not one of extend=0|1|2
+ValueError: HIVEAI_SEARCH: 'extend=2' is not one of extend=0|1
 """
 
 from __future__ import annotations
@@ -47,9 +47,11 @@ NODESTIME_ENV = "HIVEAI_NODESTIME"
 # together, at 0.3 s/move: in Base (linear) +52.2 +- 39.2 Elo over 255 games
 # (SPRT 0/30 accepted), kept; in Base+MLP (the network) +13.9 +- 38.6 over 300
 # games (undecided), so off there (docs/measurements/2026-12-03-pruning.md).
+# Reverse futility's margin 50 against 100 in Base, 0.3 s/move: +48.0 +- 37.4
+# Elo over 277 games (SPRT 0/30 accepted; docs/measurements/2026-12-04-base-retune.md).
 SEARCH_SWITCHES: dict[str, tuple[int, int, tuple[int, ...]]] = {
-    "extend": (1, 1, (0, 1, 2)),
-    "rfp": (100, 0, (0, 50, 100, 150, 200, 300)),
+    "extend": (1, 1, (0, 1)),
+    "rfp": (50, 0, (0, 50, 100, 150, 200, 300)),
     "nullmove": (1, 0, (0, 1)),
 }
 
@@ -82,7 +84,7 @@ def search_switches(network: bool = False) -> dict[str, int]:
     with the linear evaluation, or with a network if ``network``.
 
     >>> search_switches()["rfp"], search_switches(network=True)["rfp"]
-    (100, 0)
+    (50, 0)
     """
     values = {name: (net if network else linear) for name, (linear, net, _) in SEARCH_SWITCHES.items()}
     allowed = {name: choices for name, (_, _, choices) in SEARCH_SWITCHES.items()}

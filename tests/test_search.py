@@ -263,15 +263,15 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
 
 def test_search_switches_parse_and_the_threat_extension_changes_the_tree(monkeypatch):
     monkeypatch.setenv(SEARCH_ENV, " extend=0 ")
-    assert search_switches() == {"extend": 0, "rfp": 100, "nullmove": 1}
+    assert search_switches() == {"extend": 0, "rfp": 50, "nullmove": 1}
     assert search_switches(network=True) == {"extend": 0, "rfp": 0, "nullmove": 0}
-    for bad in ("extend=3", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
+    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
         monkeypatch.setenv(SEARCH_ENV, bad)
         with pytest.raises(ValueError, match=SEARCH_ENV):
             search_switches()
     monkeypatch.delenv(SEARCH_ENV)
     # The defaults matches kept (hiveai.switches): the pruning only with the linear evaluation.
-    assert search_switches() == {"extend": 1, "rfp": 100, "nullmove": 1}
+    assert search_switches() == {"extend": 1, "rfp": 50, "nullmove": 1}
     assert search_switches(network=True) == {"extend": 1, "rfp": 0, "nullmove": 0}
     board = Board.parse(MIDGAME)
     nodes = {}
