@@ -23,33 +23,22 @@ from pathlib import Path
 from hiveai.board import Board
 from hiveai.book import Book, book_path, lookup
 from hiveai.book import load as load_book
+from hiveai.bookbuild import NAMED_FILE, child_key
+from hiveai.bug import STANDARD_GAME_TYPES, game_type_string, parse_game_type
 from hiveai.gamerecord import read_games
-from hiveai.symmetry import frame_of
 
-GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP")
-NAMED = Path(__file__).resolve().parent.parent / "openings" / "named.txt"
+NAMED = Path(__file__).resolve().parent.parent / "openings" / NAMED_FILE
 
 
-def expansions(game_type: str) -> set[str]:
-    """The expansion letters of a game type ("Base+ML" -> {"M", "L"})."""
-    return set(game_type.partition("+")[2])
-
-
-def position_key(board: Board, move) -> int:
-    """The symmetry-independent key of the position after ``move``."""
-    child = board.copy()
-    child.push(move)
-    return frame_of(child.position_array).key
-
-
-def stop(game_type: str, moves: list[str], book) -> tuple[int, str] | None:
+def stop(game_type: int, moves: list[str], book: Book | None) -> tuple[int, str] | None:
     """Where the line leaves the book's played moves (ply, move), or None if it never does."""
-    board = Board(game_type)
-    for ply, move in enumerate(moves):
-        target = position_key(board, move)
+    board = Board(game_type_string(game_type))
+    for ply, text in enumerate(moves):
+        move = board.parse_move(text).code
+        target = child_key(board, move)
         played = [bm for bm in (lookup(board, book) or []) if bm.weight > 0]
-        if not any(position_key(board, bm.move) == target for bm in played):
-            return ply, move
+        if not any(child_key(board, bm.move.code) == target for bm in played):
+            return ply, text
         board.push(move)
     return None
 
@@ -60,24 +49,25 @@ def main() -> None:
     args = parser.parse_args()
     records = list(read_games(NAMED))
     pairs = covered = 0
-    for game_type in GAME_TYPES:
+    for game_type in STANDARD_GAME_TYPES:
+        name = game_type_string(game_type)
         if args.dir is None:
-            book = load_book(Board(game_type).game_type)
+            book = load_book(game_type)
         else:
             path = book_path(game_type, args.dir)
             if not path.exists():
-                print(f"{game_type}: no book in {args.dir}, skipped")
+                print(f"{name}: no book in {args.dir}, skipped")
                 continue
             book = Book.read(path)
         for record in records:
-            if not expansions(record.game_type) <= expansions(game_type):
-                continue
+            if parse_game_type(record.game_type) & ~game_type:
+                continue  # the line names a piece this game type lacks
             pairs += 1
             where = stop(game_type, list(record.moves), book)
             if where is None:
                 covered += 1
             else:
-                print(f"{game_type}: {';'.join(record.moves)} stops at ply {where[0] + 1}, {where[1]}")
+                print(f"{name}: {';'.join(record.moves)} stops at ply {where[0] + 1}, {where[1]}")
     print(f"{covered} of {pairs} pairs of named line and game type are book moves to their last move")
 
 
