@@ -51,7 +51,7 @@ NODESTIME_ENV = "HIVEAI_NODESTIME"
 # Elo over 277 games (SPRT 0/30 accepted; docs/measurements/2026-12-04-base-retune.md).
 SEARCH_SWITCHES: dict[str, tuple[int, int, tuple[int, ...]]] = {
     "extend": (1, 1, (0, 1)),
-    "rfp": (50, 0, (0, 25, 50, 100, 150, 200, 300)),
+    "rfp": (50, 0, (0, 50, 100, 150, 200, 300)),
     "nullmove": (1, 0, (0, 1)),
 }
 
