@@ -340,11 +340,16 @@ class FitResult:
 
 def fit(data: TrainingSet | list[TrainingSet], start: np.ndarray | None = None, *,
         holdout: TrainingSet | list[TrainingSet] | None = None, names: Iterable[str] | None = None,
-        steps: Iterable[int] = STEPS, max_rounds: int = 20,
+        steps: Iterable[int] = STEPS, max_rounds: int = 20, k: float | None = None,
         on_step: Callable[[str, int, float], None] | None = None) -> FitResult:
     """Texel-tune ``names`` (default: every weight but FROZEN) from ``start``
     (default: the built-in weights) on ``data`` (one game type's training set, or
     several fitted together); ``holdout`` only reports.
+
+    ``k`` fixes Texel's scale constant (default: the one that best fits the
+    starting weights). Fixed, it ties the scores' scale to the targets': with
+    targets that are squashed search scores, ``1 / (1 + exp(-k * score))``,
+    the fit moves the static score towards the search's.
 
     ``on_step(name, value, error)`` is called after each accepted change.
     """
@@ -364,7 +369,8 @@ def fit(data: TrainingSet | list[TrainingSet], start: np.ndarray | None = None, 
         return mean_error(np.concatenate([white_scores(p, w) for p in sets]), res, k)
 
     w = start.copy()
-    k = fit_k(np.concatenate([white_scores(p, w) for p in parts]), results)
+    if k is None:
+        k = fit_k(np.concatenate([white_scores(p, w) for p in parts]), results)
     best = before = error(w, parts, results, k)
     evaluations = 2
     for step in steps:

@@ -154,6 +154,24 @@ def test_the_fit_recovers_a_weight_from_results_it_generated():
     assert set(result.changed) == {"tempo"}
 
 
+def test_a_fixed_k_fits_the_static_score_to_squashed_search_scores():
+    """Targets that are scores squashed with a known K (as tools/fit_weights_to_labels.py
+    makes them from search labels): with K held fixed, the fit finds the weight that
+    made the scores, on their scale, and reports that K."""
+    games = _random_games("Base+MLP", 40, 24, seed=4)
+    records = [{"id": f"g{i:03d}", "game_type": "Base+MLP", "moves": m, "result": "Draw"} for i, m in enumerate(games)]
+    data = training_set(records, "Base+MLP", min_ply=8)
+    assert data.positions > 100
+    truth = default_weights()
+    truth[TEMPO] = 150
+    k = 0.004
+    data.results[:] = 1 / (1 + np.exp(-k * white_scores(data, truth).astype(np.float64)))
+    result = fit(data, names=["tempo"], k=k)
+    assert result.k == k
+    assert result.weights[TEMPO] == 150
+    assert result.error_after < 1e-12 < result.error_before
+
+
 def test_weights_files_round_trip_and_layer_by_game_type(tmp_path):
     w = default_weights()
     w[TEMPO] = 33
