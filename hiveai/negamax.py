@@ -44,9 +44,9 @@ from hiveai.position import (
     occupied_neighbours, undo_move,
 )
 from hiveai.scratch import (
-    CTL_EVAL_HITS, CTL_EVALS, CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_LMR, CTL_NODE_LIMIT, CTL_NODES,
-    CTL_NULL_MOVE, CTL_RFP, CTL_ROOT_MOVE, CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS,
-    CTL_TT_PROBES, EVAL_CACHE_BITS, MAX_PLY, SD_EVAL, SD_KILLERS, SD_PLY_MOVE, SD_PV, SD_PVLEN,
+    CTL_EVAL_HITS, CTL_EVALS, CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE,
+    CTL_RFP, CTL_ROOT_MOVE, CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES,
+    EVAL_CACHE_BITS, MAX_PLY, SD_EVAL, SD_KILLERS, SD_PLY_MOVE, SD_PV, SD_PVLEN,
 )
 from hiveai.score import MATE_BOUND, WIN
 from hiveai.tt import (
@@ -57,15 +57,6 @@ from hiveai.tt import (
 INFINITY = 2 * WIN
 # "No score yet" from the helpers that score a node without search (no score is this big).
 NO_SCORE = 4 * WIN
-# Late move reductions (switch lmr): at a null-window node of depth LMR_DEPTH or more, a quiet
-# move (ranked below the killers) with LMR_MOVES moves searched before it goes one ply shallower,
-# two with LMR_DEEPER_MOVES searched before it at depth LMR_DEEPER_DEPTH or more; a reduced move that
-# beats alpha is searched again at full depth. Move ordering puts the likely refutations first,
-# so the late quiet moves rarely matter (the same idea as Stockfish's, with fixed steps).
-LMR_DEPTH = 3
-LMR_MOVES = 4
-LMR_DEEPER_MOVES = 12
-LMR_DEEPER_DEPTH = 6
 
 
 @njit(cache=True, nogil=True)
@@ -377,14 +368,8 @@ def negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, 
             s = -negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
                          depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev, child_pinned)
         else:
-            r = 0
-            if ctl[CTL_LMR] != 0 and quiet and beta - alpha == 1 and depth >= LMR_DEPTH and searched >= LMR_MOVES:
-                r = 2 if searched >= LMR_DEEPER_MOVES and depth >= LMR_DEEPER_DEPTH else 1
             s = -negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
-                         depth - 1 - r, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev, child_pinned)
-            if r > 0 and s > alpha and ctl[CTL_STOP] == 0:
-                s = -negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
-                             depth - 1, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev, child_pinned)
+                         depth - 1, ply + 1, -alpha - 1, -alpha, end, hp + 1, child_irrev, child_pinned)
             if alpha < s < beta:
                 s = -negamax(b, ws, w, net, moves, keys_, sd, path, tt_keys, tt_data, busy, ctl, excl,
                              depth - 1, ply + 1, -beta, -alpha, end, hp + 1, child_irrev, child_pinned)

@@ -40,8 +40,7 @@ CTL_NODE_LIMIT = 12  # > 0: the kernel stops itself once CTL_NODES reaches it
 CTL_SHARED = 13  # 1: other threads search the same tree (defer their busy moves: hiveai.abdada)
 CTL_RFP = 14  # > 0: reverse futility margin per ply (hiveai.switches)
 CTL_NULL_MOVE = 15  # 1: null move (a pass) at null-window nodes (hiveai.switches)
-CTL_LMR = 16  # 1: late move reductions at null-window nodes (hiveai.switches)
-CTL_SIZE = 17
+CTL_SIZE = 16
 
 # Search data (int64): killers, history and the triangular PV table.
 HISTORY_SIDE = N_PIECES * N_CELLS  # history index: side * this + move

@@ -53,8 +53,6 @@ SEARCH_SWITCHES: dict[str, tuple[int, int, tuple[int, ...]]] = {
     "extend": (1, 1, (0, 1)),
     "rfp": (50, 0, (0, 50, 100, 150, 200, 300)),
     "nullmove": (1, 0, (0, 1)),
-    # Late move reductions: a trial, off (docs/measurements/2026-12-05-base-trials.md).
-    "lmr": (0, 0, (0, 1)),
 }
 
 

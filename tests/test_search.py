@@ -263,35 +263,24 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
 
 def test_search_switches_parse_and_the_threat_extension_changes_the_tree(monkeypatch):
     monkeypatch.setenv(SEARCH_ENV, " extend=0 ")
-    assert search_switches() == {"extend": 0, "rfp": 50, "nullmove": 1, "lmr": 0}
-    assert search_switches(network=True) == {"extend": 0, "rfp": 0, "nullmove": 0, "lmr": 0}
-    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=2", "extend=x"):
+    assert search_switches() == {"extend": 0, "rfp": 50, "nullmove": 1}
+    assert search_switches(network=True) == {"extend": 0, "rfp": 0, "nullmove": 0}
+    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
         monkeypatch.setenv(SEARCH_ENV, bad)
         with pytest.raises(ValueError, match=SEARCH_ENV):
             search_switches()
     monkeypatch.delenv(SEARCH_ENV)
     # The defaults matches kept (hiveai.switches): the pruning only with the linear evaluation.
-    assert search_switches() == {"extend": 1, "rfp": 50, "nullmove": 1, "lmr": 0}
-    assert search_switches(network=True) == {"extend": 1, "rfp": 0, "nullmove": 0, "lmr": 0}
-    nodes = _nodes_with_switch(monkeypatch, "extend", 4)
-    assert nodes[0] != nodes[1], nodes  # leaves next to a five-neighbour queen are searched on
-
-
-def _nodes_with_switch(monkeypatch, name: str, depth: int) -> dict[int, int]:
-    """Nodes of a MIDGAME search to ``depth`` with switch ``name`` at 0 and at 1; each line legal."""
+    assert search_switches() == {"extend": 1, "rfp": 50, "nullmove": 1}
+    assert search_switches(network=True) == {"extend": 1, "rfp": 0, "nullmove": 0}
     board = Board.parse(MIDGAME)
     nodes = {}
-    for value in (0, 1):
-        monkeypatch.setenv(SEARCH_ENV, f"{name}={value}")
-        result = Searcher(tt_mb=4).search(board, depth_limits(depth, StopFlag()))
-        assert result.depth == depth and replay_is_legal(board, result.pv)
-        nodes[value] = result.nodes
-    return nodes
-
-
-def test_late_move_reductions_change_the_tree_and_keep_a_legal_line(monkeypatch):
-    nodes = _nodes_with_switch(monkeypatch, "lmr", 5)
-    assert nodes[1] != nodes[0], nodes  # late quiet moves searched a ply shallower
+    for extend in (0, 1):
+        monkeypatch.setenv(SEARCH_ENV, f"extend={extend}")
+        result = Searcher(tt_mb=4).search(board, depth_limits(4, StopFlag()))
+        assert result.depth == 4 and replay_is_legal(board, result.pv)
+        nodes[extend] = result.nodes
+    assert nodes[0] != nodes[1], nodes  # leaves next to a five-neighbour queen are searched on
 
 
 def test_weight_and_node_budget_switches_share_the_format(monkeypatch):

@@ -153,9 +153,8 @@ def test_forced_win_in_two(gs):
 # The pruning switches (hiveai.switches: reverse futility, null move; on by
 # default with the linear evaluation) must not cost a forced win or a
 # defence: neither prunes where a queen is one cell from surrounded, nor when
-# beta is a forced result. Late move reductions (the lmr trial) have no such
-# guard; their reduced moves are searched again at full depth when they beat alpha.
-TRIAL_SWITCHES = ["rfp=100", "nullmove=1", "rfp=100,nullmove=1", "rfp=300,nullmove=1", "lmr=1"]
+# beta is a forced result.
+TRIAL_SWITCHES = ["rfp=100", "nullmove=1", "rfp=100,nullmove=1", "rfp=300,nullmove=1"]
 
 
 @pytest.mark.parametrize("switch", TRIAL_SWITCHES)
