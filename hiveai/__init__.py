@@ -17,7 +17,7 @@ Piece('wG1')
 Other engines are driven with :func:`hiveai.engine.popen_uhp`.
 
 Importing this package is cheap on purpose: numba and the compiled kernels are
-loaded only when a :class:`hiveai.board.Board` is first used, so the UHP banner
+loaded only when a :class:`hiveai.rules.board.Board` is first used, so the UHP banner
 can be printed before any compilation happens. The names are loaded on first
 use (``__getattr__`` below); type checkers see them through the imports under
 ``TYPE_CHECKING`` instead (and not the ``__getattr__``, so a misspelt name is an
@@ -33,49 +33,49 @@ ENGINE_NAME = "hiveai"
 
 if TYPE_CHECKING:
     from hiveai import engine as engine
-    from hiveai.board import Board as Board
-    from hiveai.board import Move as Move
-    from hiveai.bug import BLACK as BLACK
-    from hiveai.bug import WHITE as WHITE
-    from hiveai.cell import Cell as Cell
-    from hiveai.cell import Direction as Direction
-    from hiveai.limit import Limit as Limit
-    from hiveai.outcome import Outcome as Outcome
-    from hiveai.outcome import Termination as Termination
-    from hiveai.piece import Piece as Piece
-    from hiveai.score import Cp as Cp
-    from hiveai.score import PovScore as PovScore
-    from hiveai.score import Score as Score
-    from hiveai.score import Win as Win
-    from hiveai.score import format_score as format_score
-    from hiveai.search import SearchResult as SearchResult
-    from hiveai.search import Searcher as Searcher
-    from hiveai.thinking import StopHandle as StopHandle
-    from hiveai.thinking import ThinkResult as ThinkResult
-    from hiveai.thinking import think as think
+    from hiveai.rules.board import Board as Board
+    from hiveai.rules.board import Move as Move
+    from hiveai.rules.bug import BLACK as BLACK
+    from hiveai.rules.bug import WHITE as WHITE
+    from hiveai.rules.cell import Cell as Cell
+    from hiveai.rules.cell import Direction as Direction
+    from hiveai.search.limit import Limit as Limit
+    from hiveai.rules.outcome import Outcome as Outcome
+    from hiveai.rules.outcome import Termination as Termination
+    from hiveai.rules.piece import Piece as Piece
+    from hiveai.search.score import Cp as Cp
+    from hiveai.search.score import PovScore as PovScore
+    from hiveai.search.score import Score as Score
+    from hiveai.search.score import Win as Win
+    from hiveai.search.score import format_score as format_score
+    from hiveai.search.searcher import SearchResult as SearchResult
+    from hiveai.search.searcher import Searcher as Searcher
+    from hiveai.player.thinking import StopHandle as StopHandle
+    from hiveai.player.thinking import ThinkResult as ThinkResult
+    from hiveai.player.thinking import think as think
 
 # Each public name and the module it lives in (loaded on first use).
 _LAZY = {
-    "Board": "hiveai.board",
-    "Move": "hiveai.board",
-    "Cell": "hiveai.cell",
-    "Direction": "hiveai.cell",
-    "Piece": "hiveai.piece",
-    "WHITE": "hiveai.bug",
-    "BLACK": "hiveai.bug",
-    "Outcome": "hiveai.outcome",
-    "Termination": "hiveai.outcome",
-    "Limit": "hiveai.limit",
-    "think": "hiveai.thinking",
-    "ThinkResult": "hiveai.thinking",
-    "StopHandle": "hiveai.thinking",
-    "Score": "hiveai.score",
-    "Cp": "hiveai.score",
-    "Win": "hiveai.score",
-    "PovScore": "hiveai.score",
-    "format_score": "hiveai.score",
-    "Searcher": "hiveai.search",
-    "SearchResult": "hiveai.search",
+    "Board": "hiveai.rules.board",
+    "Move": "hiveai.rules.board",
+    "Cell": "hiveai.rules.cell",
+    "Direction": "hiveai.rules.cell",
+    "Piece": "hiveai.rules.piece",
+    "WHITE": "hiveai.rules.bug",
+    "BLACK": "hiveai.rules.bug",
+    "Outcome": "hiveai.rules.outcome",
+    "Termination": "hiveai.rules.outcome",
+    "Limit": "hiveai.search.limit",
+    "think": "hiveai.player.thinking",
+    "ThinkResult": "hiveai.player.thinking",
+    "StopHandle": "hiveai.player.thinking",
+    "Score": "hiveai.search.score",
+    "Cp": "hiveai.search.score",
+    "Win": "hiveai.search.score",
+    "PovScore": "hiveai.search.score",
+    "format_score": "hiveai.search.score",
+    "Searcher": "hiveai.search.searcher",
+    "SearchResult": "hiveai.search.searcher",
 }
 
 #: :data:`WHITE` (0) and :data:`BLACK` (1) are the colours: ``board.turn``, ``Outcome.winner``.

@@ -16,9 +16,9 @@ from typing import Callable
 import click
 
 from hiveai import __version__
-from hiveai.options import CPUS
+from hiveai.player.options import CPUS
 from hiveai.text import plural
-from hiveai.tournament.limits import (
+from hiveai.tournament.timeouts import (
     BANNER_TIMEOUT,
     COMMAND_TIMEOUT,
     COMPILE_TIMEOUT,
@@ -40,7 +40,7 @@ def _board(text: str, param_hint: str):
     position asked for (``hiveai perft 'Base;BlackWins;Black[41]'`` must not
     quietly count from the empty board).
     """
-    from hiveai.board import Board
+    from hiveai.rules.board import Board
     from hiveai.errors import HiveError
 
     try:
@@ -127,7 +127,7 @@ def uhp() -> None:
 
     Quit with the command `exit` or by ending the input (Ctrl-D).
     """
-    from hiveai.uhp import main as uhp_main
+    from hiveai.uhp.server import main as uhp_main
 
     sys.exit(uhp_main())
 
@@ -139,7 +139,7 @@ def warmup() -> None:
     Later starts of the engine then load the compiled code instead of
     compiling it after the first command.
     """
-    from hiveai.search import warmup as search_warmup
+    from hiveai.search.searcher import warmup as search_warmup
 
     start = time.perf_counter()
     search_warmup()
@@ -181,7 +181,7 @@ def perft(depth: int, as_json: bool, game: str) -> None:
 @click.option("--depth-offset", default=0, show_default=True, type=int,
               help="Add N plies to every position's depth (negative: a quicker bench; depths stay >= 1).")
 @click.option("--tt-mb", default=None, type=click.IntRange(1, 4096),
-              help="Transposition table per search, in MB [default: hiveai.bench.BENCH_TT_MB]. "
+              help="Transposition table per search, in MB [default: hiveai.search.bench.BENCH_TT_MB]. "
                    "The signature depends on it.")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1, CPUS),
               help="Search threads per position (Lazy SMP; more than one: node counts vary).")
@@ -198,7 +198,7 @@ def bench(depth_offset: int, tt_mb: int | None, threads: int, as_json: bool) -> 
     """
     import json
 
-    from hiveai.bench import BENCH_TT_MB, format_header, format_position, format_totals, run_bench
+    from hiveai.search.bench import BENCH_TT_MB, format_header, format_position, format_totals, run_bench
 
     tt_mb = BENCH_TT_MB if tt_mb is None else tt_mb
     if as_json:
@@ -248,7 +248,7 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
     """
     from pathlib import Path
 
-    from hiveai.analyse import analyse_game, analyse_position
+    from hiveai.analysis.analyse import analyse_game, analyse_position
     from hiveai.errors import HiveError
     from hiveai.gamerecord import read_game
 
@@ -273,7 +273,7 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
         review = analyse_game(record, emit, depth=depth, time=seconds, as_json=as_json, name=game_file,
                               threads=threads)
         if html_path is not None:
-            from hiveai.pages import review_page
+            from hiveai.analysis.pages import review_page
 
             _write_output(html_path, review_page(review, name=Path(game_file).name), "--html")
         return
@@ -396,11 +396,11 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
     --margin of the best, --width of them), breadth first from the empty
     board. Each finished search is saved at once: stop with Ctrl-C at
     any moment and run the same command again to resume. Options left out
-    take the defaults of hiveai.bookbuild (printed when the build starts).
+    take the defaults of hiveai.training.bookbuild (printed when the build starts).
     """
     from dataclasses import replace
 
-    from hiveai.bookbuild import ALL_GAME_TYPES, BuildSettings, build
+    from hiveai.training.bookbuild import ALL_GAME_TYPES, BuildSettings, build
     from hiveai.durable import LockedError
     from hiveai.errors import HiveError
     from hiveai.gamerecord import read_games
@@ -482,9 +482,9 @@ def book_show(game: str, book_dir: str | None) -> None:
 
     For each: weight, score, search depth, games played and points scored.
     """
-    from hiveai.book import Book, book_path, lookup
-    from hiveai.score import format_score
-    from hiveai.symmetry import frame_of
+    from hiveai.player.book import Book, book_path, lookup
+    from hiveai.search.score import format_score
+    from hiveai.rules.symmetry import frame_of
 
     board = _board(game, "GAMESTRING")
     path = book_path(board.game_type, book_dir)
@@ -516,8 +516,8 @@ def book_stats(book_dir: str | None) -> None:
     """
     from pathlib import Path
 
-    from hiveai.book import book_dir as default_dir
-    from hiveai.book import book_stats as stats
+    from hiveai.player.book import book_dir as default_dir
+    from hiveai.player.book import book_stats as stats
 
     directory = Path(book_dir) if book_dir else default_dir()
     if directory is None:
@@ -674,8 +674,8 @@ def tune(game_types: tuple[str, ...], games: int, depth: int, random_plies: int,
     """
     from hiveai.durable import LockedError
     from hiveai.errors import HiveError
-    from hiveai.evaluate import read_weights_file
-    from hiveai.tune import tune as run_tune
+    from hiveai.evaluation.linear import read_weights_file
+    from hiveai.training.tune import tune as run_tune
 
     try:
         start = read_weights_file(eval_file) if eval_file else None
@@ -725,10 +725,10 @@ def play(no_browser: bool, host: str, port: int | None, engine_command: str | No
 @click.option("--selfplay-depth", type=click.IntRange(1, 10), default=2, show_default=True,
               help="Search depth of every self-play move.")
 @click.option("--label-depth", type=click.IntRange(1, 12),
-              help="Search depth of the labels [default: hiveai.train.LABEL_DEPTH, docs/network.md says why].")
+              help="Search depth of the labels [default: hiveai.training.train.LABEL_DEPTH, docs/network.md says why].")
 @click.option("--sample-every", type=click.IntRange(min=1),
               help="Label every N-th position of a game from the end of the opening "
-                   "[default: hiveai.train.SAMPLE_EVERY].")
+                   "[default: hiveai.training.train.SAMPLE_EVERY].")
 @click.option("--hidden", default="16,8", show_default=True, help="Hidden layer widths, comma separated.")
 @click.option("--result-weight", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="Weight of the game result in the target (the rest: the squashed search score).")
@@ -756,8 +756,8 @@ def train(game_types: tuple[str, ...], games: int, selfplay_depth: int, label_de
     """
     from hiveai.durable import LockedError
     from hiveai.errors import HiveError
-    from hiveai.train import LABEL_DEPTH, SAMPLE_EVERY
-    from hiveai.train import train as run_train
+    from hiveai.training.train import LABEL_DEPTH, SAMPLE_EVERY
+    from hiveai.training.train import train as run_train
 
     try:
         widths = tuple(int(w) for w in hidden.split(",") if w.strip())
@@ -801,7 +801,7 @@ def uhp_check(engine: tuple[str, ...], quick: bool, game_types: tuple[str, ...],
     \b
     hiveai uhp-check --quick -- nokamute uhp --num-threads=1
     """
-    from hiveai.uhpcheck import CASES, FAIL, as_json as to_json, report, run_checks
+    from hiveai.uhpcheck.check import CASES, FAIL, as_json as to_json, report, run_checks
 
     names = {c.name for c in CASES}
     bad = [c for c in cases if c not in names]

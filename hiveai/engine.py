@@ -77,11 +77,11 @@ import weakref
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Callable, Mapping, Sequence
 
-from hiveai.limit import Limit
-from hiveai.timeman import format_timespan
+from hiveai.search.limit import Limit
+from hiveai.search.timeman import format_timespan
 
 if TYPE_CHECKING:
-    from hiveai.board import Board, Move
+    from hiveai.rules.board import Board, Move
 
 __all__ = [
     "EngineCommandError",

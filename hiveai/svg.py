@@ -6,11 +6,11 @@ last move, arrows for moves (a placement's arrow starts at the piece in
 hand), highlighted cells and, optionally, the cells where the side to move
 may place. It returns SVG text with a ``viewBox`` and nothing outside the
 file (no images, fonts or scripts), so it scales cleanly and can be inlined
-in HTML. (The review page's evaluation graph is :func:`hiveai.pages.eval_graph`.)
+in HTML. (The review page's evaluation graph is :func:`hiveai.analysis.pages.eval_graph`.)
 
 The board is drawn pointy-top with horizontal rows, each shifted half a cell
 from the one above, exactly as MzingaViewer and the text picture of
-:mod:`hiveai.render` draw it, so the six UHP directions read as drawn::
+:mod:`hiveai.analysis.render` draw it, so the six UHP directions read as drawn::
 
       \R    R/          NW  NE
     -R    R    R-      W    R    E
@@ -23,7 +23,7 @@ for White and a dark one for Black. Glyphs and colours are keyed by the
 bug's letter (:data:`BUG_COLOURS`, :data:`GLYPHS`), so a new bug needs one
 entry in each; the Critters variant's Dragonfly (``D``) has both already.
 
->>> from hiveai.board import Board
+>>> from hiveai.rules.board import Board
 >>> picture = board(Board.parse("Base;InProgress;Black[1];wG1"))
 >>> picture.startswith("<svg") and 'viewBox="' in picture and 'data-piece="wG1"' in picture
 True
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
-from hiveai.bug import (
+from hiveai.rules.bug import (
     CRITTERS,
     DRAGONFLY_INDEX,
     KIND_LETTERS,
@@ -49,12 +49,12 @@ from hiveai.bug import (
     piece_in_game,
     piece_names,
 )
-from hiveai.hex_grid import CELL_MASK, DIR_QR, hive_coordinates, neighbour
-from hiveai.position import GAME_TYPE, HEIGHT, MOVE_PIECE_SHIFT, PASS, POS, TOP, undo_source
-from hiveai.render import stack_of
+from hiveai.rules.hex_grid import CELL_MASK, DIR_QR, hive_coordinates, neighbour
+from hiveai.rules.position import GAME_TYPE, HEIGHT, MOVE_PIECE_SHIFT, PASS, POS, TOP, undo_source
+from hiveai.analysis.render import stack_of
 
 if TYPE_CHECKING:
-    from hiveai.board import Board, Move
+    from hiveai.rules.board import Board, Move
 
 __all__ = ["Arrow", "BUG_COLOURS", "DEFAULT_COLORS", "GLYPHS", "board", "cell_centres", "glyph_defs"]
 
@@ -74,7 +74,7 @@ GLYPH_ID = "hiveai-bug-"
 PIECE_ID = "hiveai-piece-"
 
 # Bug colours of the current boxed edition of Hive (and its expansions), by letter.
-# ``D``: the Critters variant's Dragonfly, for when hiveai.bug gains it.
+# ``D``: the Critters variant's Dragonfly, for when hiveai.rules.bug gains it.
 BUG_COLOURS = {
     "Q": "#e0a800",  # queen bee: gold
     "S": "#8b5a2b",  # spider: brown
@@ -240,7 +240,7 @@ def _piece_def(piece: int, colors: dict[str, str], game_type: int = 0) -> str:
 class Arrow:
     """A move to draw as an arrow, in a colour (python-chess's ``chess.svg.Arrow``).
 
-    ``move``: a :class:`~hiveai.board.Move` or a MoveString legal on the board
+    ``move``: a :class:`~hiveai.rules.board.Move` or a MoveString legal on the board
     drawn. A placement's arrow starts at the piece in its hand row.
     """
 
@@ -413,7 +413,7 @@ def board(
     ``size``: width in pixels (height follows), else one pixel per unit of the
     viewBox (a cell is about 52 wide). ``lastmove`` marks the last move's
     cell (and the cell it came from, dashed). ``arrows``: moves legal on
-    ``board`` (:class:`Arrow`, :class:`~hiveai.board.Move` or MoveString) drawn
+    ``board`` (:class:`Arrow`, :class:`~hiveai.rules.board.Move` or MoveString) drawn
     as arrows, a placement from its piece in the hand rows. ``highlight``:
     cells to tint, named by a piece on them (``"wQ"``) or a cell index.
     ``placements`` rings the empty cells where the side to move may place;
@@ -478,7 +478,7 @@ def cell_centres(board: Board, cells: Iterable[int], *, hands: bool = True) -> d
 
     An interactive board uses it to mark a piece's destinations over the picture.
 
-    >>> from hiveai.board import Board
+    >>> from hiveai.rules.board import Board
     >>> b = Board.parse("Base;InProgress;Black[1];wG1")
     >>> centre = cell_centres(b, [m.code & CELL_MASK for m in b.legal_moves])
     >>> len(centre) == 6 and all(len(xy) == 2 for xy in centre.values())
@@ -497,7 +497,7 @@ def _board_title(board: Board) -> str:
 def _empty_marks(board: Board, layout: _Layout, colors: dict[str, str], placements: bool,
                  coordinates: bool) -> list[str]:
     """Rings on the cells where the side to move can place; MoveString positions on empty cells."""
-    from hiveai.notation import move_to_string
+    from hiveai.rules.notation import move_to_string
 
     b = layout.b
     out = []

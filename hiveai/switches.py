@@ -15,7 +15,7 @@ The variables:
 
 * :data:`SEARCH_ENV` (``HIVEAI_SEARCH``): search features, :data:`SEARCH_SWITCHES`;
 * :data:`WEIGHTS_ENV` (``HIVEAI_WEIGHTS``): evaluation weights by name
-  (:data:`hiveai.evaluate.WEIGHT_NAMES`), over the shipped ones;
+  (:data:`hiveai.evaluation.linear.WEIGHT_NAMES`), over the shipped ones;
 * :data:`NODESTIME_ENV` (``HIVEAI_NODESTIME``): nodes per second of a UHP
   ``bestmove time T``, which then searches ``T x N`` nodes instead of ``T``
   seconds (cutechess's "nodestime"), so a match does not depend on the
@@ -42,7 +42,7 @@ NODESTIME_ENV = "HIVEAI_NODESTIME"
 
 # The search switches: name -> (default with the linear evaluation, default
 # with a network, the values it takes). The defaults are what matches kept
-# (docs/strength.md): the threat extension (hiveai.negamax) scored 53.0 % over
+# (docs/strength.md): the threat extension (hiveai.search.negamax) scored 53.0 % over
 # 800 games against no extension at 0.1 s/move. Reverse futility and null move
 # together, at 0.3 s/move: in Base (linear) +52.2 +- 39.2 Elo over 255 games
 # (SPRT 0/30 accepted), kept; in Base+MLP (the network) +13.9 +- 38.6 over 300

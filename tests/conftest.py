@@ -31,9 +31,9 @@ def compile_before_workers(config: pytest.Config) -> None:
     """
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return  # a worker, or no workers
-    from hiveai.board import Board
+    from hiveai.rules.board import Board
     from hiveai.play.hint import reason
-    from hiveai.search import warmup
+    from hiveai.search.searcher import warmup
 
     warmup()  # the engine's kernels
     # ... and the win-in-one checks of the levels and the play page's hints, which a test gives a few

@@ -1,15 +1,15 @@
 """The GameTypeStrings of the game types, for tests that run in each: made from
-:mod:`hiveai.bug`'s list, so a game type added there is tested everywhere; and
+:mod:`hiveai.rules.bug`'s list, so a game type added there is tested everywhere; and
 :func:`game`, a board of one of them after a scenario's moves."""
 
 from __future__ import annotations
 
-from hiveai.board import Board
-from hiveai.bug import CRITTERS, game_type_string
-from hiveai.bug import STANDARD_GAME_TYPES as STANDARD_BITS
+from hiveai.rules.board import Board
+from hiveai.rules.bug import CRITTERS, game_type_string
+from hiveai.rules.bug import STANDARD_GAME_TYPES as STANDARD_BITS
 from hiveai.errors import HiveError
 
-# Base and every mix of M, L, P (what UHP's info advertises), in hiveai.bug's order.
+# Base and every mix of M, L, P (what UHP's info advertises), in hiveai.rules.bug's order.
 STANDARD_GAME_TYPES = tuple(game_type_string(bits) for bits in STANDARD_BITS)
 # And Critters, the variant with a game type of its own.
 EVERY_GAME_TYPE = (*STANDARD_GAME_TYPES, game_type_string(CRITTERS))

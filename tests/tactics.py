@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 from game_types import EVERY_GAME_TYPE
 
-from hiveai.board import Board
-from hiveai.bug import EXP_PILLBUG, KIND_FIRST, MOSQUITO, PIECES_PER_COLOUR, PILLBUG, kind_of
-from hiveai.hex_grid import CELL_MASK, DIR_OFFSET
-from hiveai.movegen import MAX_MOVES, legal_moves, new_workspace
-from hiveai.position import (
+from hiveai.rules.board import Board
+from hiveai.rules.bug import EXP_PILLBUG, KIND_FIRST, MOSQUITO, PIECES_PER_COLOUR, PILLBUG, kind_of
+from hiveai.rules.hex_grid import CELL_MASK, DIR_OFFSET
+from hiveai.rules.movegen import MAX_MOVES, legal_moves, new_workspace
+from hiveai.rules.position import (
     BLACK_WINS,
     GAME_TYPE,
     HEIGHT,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hiveai.analyse import (
+from hiveai.analysis.analyse import (
     BLUNDER_LOSS,
     BLUNDER_MARK,
     BOOK_MARK,
@@ -23,11 +23,11 @@ from hiveai.analyse import (
     MISTAKE_MARK,
     review_game,
 )
-from hiveai.board import Board, Move
+from hiveai.rules.board import Board, Move
 from hiveai.cli import main
 from hiveai.gamerecord import GameRecord, read_game
-from hiveai.render import render_board
-from hiveai.search import search
+from hiveai.analysis.render import render_board
+from hiveai.search.searcher import search
 
 DATA = Path(__file__).parent / "data"
 GAMES = sorted((DATA / "games").glob("*.pgn"))
@@ -285,9 +285,9 @@ def test_book_moves_are_marked_and_the_book_is_optional(monkeypatch, tmp_path):
         """A one-entry book: the record's first move from the empty board."""
         return [types.SimpleNamespace(move=first, weight=1)] if board.ply == 0 else None
 
-    fake = types.ModuleType("hiveai.book")
+    fake = types.ModuleType("hiveai.player.book")
     fake.lookup = lookup
-    monkeypatch.setitem(sys.modules, "hiveai.book", fake)
+    monkeypatch.setitem(sys.modules, "hiveai.player.book", fake)
     reviews = list(review_game(record, depth=1))
     assert [r.book for r in reviews] == [True, False, False, False]
     assert reviews[0].loss == 0 and reviews[0].mark == ""
@@ -300,7 +300,7 @@ def test_book_moves_are_marked_and_the_book_is_optional(monkeypatch, tmp_path):
     assert first_line.endswith(BOOK_MARK)
     assert "book moves                       1       0" in out
 
-    monkeypatch.setitem(sys.modules, "hiveai.book", None)  # no book module at all
+    monkeypatch.setitem(sys.modules, "hiveai.player.book", None)  # no book module at all
     assert [r.book for r in review_game(record, depth=1)] == [False] * 4
 
 

@@ -1,4 +1,4 @@
-"""``hiveai bench`` (hiveai.bench): the positions are what they claim, the
+"""``hiveai bench`` (hiveai.search.bench): the positions are what they claim, the
 signature is deterministic and printed, and --json parses. Runs at reduced
 depth so the whole module takes a few seconds."""
 
@@ -9,10 +9,10 @@ import re
 
 from click.testing import CliRunner
 
-from hiveai.bench import POSITIONS, BenchPosition, PositionResult, run_bench
-from hiveai.board import Board
+from hiveai.search.bench import POSITIONS, BenchPosition, PositionResult, run_bench
+from hiveai.rules.board import Board
 from hiveai.cli import main
-from hiveai.evaluate import queen_neighbours
+from hiveai.evaluation.linear import queen_neighbours
 
 # Two plies below the real bench: the same code paths, ~1/10 of the nodes.
 QUICK = ["--depth-offset", "-2"]

@@ -1,4 +1,4 @@
-"""The Python API of :class:`hiveai.board.Board` and :class:`hiveai.board.Move`,
+"""The Python API of :class:`hiveai.rules.board.Board` and :class:`hiveai.rules.board.Move`,
 strict MoveStrings for occupied positions, and every rejection reason checked
 against the move generator.
 
@@ -17,8 +17,8 @@ import pytest
 from game_types import STANDARD_GAME_TYPES as GAME_TYPES
 
 from hiveai import Move as LazyMove
-from hiveai.board import OCCUPIED, PASS, Board, Move
-from hiveai.bug import (
+from hiveai.rules.board import OCCUPIED, PASS, Board, Move
+from hiveai.rules.bug import (
     COLOUR_NAMES,
     KIND_FIRST,
     N_PIECES,
@@ -30,8 +30,8 @@ from hiveai.bug import (
     piece_in_game,
 )
 from hiveai.errors import GameOverError, IllegalMoveError
-from hiveai.hex_grid import CELL_MASK, ORIGIN, neighbour
-from hiveai.position import HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, POS, TOP
+from hiveai.rules.hex_grid import CELL_MASK, ORIGIN, neighbour
+from hiveai.rules.position import HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, POS, TOP
 
 DATA = Path(__file__).parent / "data"
 OPENING = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"

@@ -20,17 +20,17 @@ from pathlib import Path
 
 import pytest
 
-from hiveai import book
-from hiveai.board import Board, Move
-from hiveai.book import Book, Entry, StoredMove, book_dir, book_move, book_path, entry_moves, lookup, to_stored
-from hiveai.bookbuild import ALL_GAME_TYPES, BuildSettings, build, child_key
+from hiveai.player import book
+from hiveai.rules.board import Board, Move
+from hiveai.player.book import Book, Entry, StoredMove, book_dir, book_move, book_path, entry_moves, lookup, to_stored
+from hiveai.training.bookbuild import ALL_GAME_TYPES, BuildSettings, build, child_key
 
 SHIPPED = (*ALL_GAME_TYPES, "Critters")  # the books in openings/: every standard type and the variant
-from hiveai.bug import PIECE_NAMES, parse_game_type
+from hiveai.rules.bug import PIECE_NAMES, parse_game_type
 from hiveai.gamerecord import read_games
-from hiveai.hex_grid import CELL_MASK, GRID, ORIGIN
-from hiveai.position import MOVE_PIECE_SHIFT, PASS, do_move, new_position
-from hiveai.symmetry import SYMMETRIES, frame_of, transform
+from hiveai.rules.hex_grid import CELL_MASK, GRID, ORIGIN
+from hiveai.rules.position import MOVE_PIECE_SHIFT, PASS, do_move, new_position
+from hiveai.rules.symmetry import SYMMETRIES, frame_of, transform
 
 REPO = Path(__file__).resolve().parent.parent
 BOOK_PLIES = 8  # every line the engine plays from the book is covered this deep
@@ -386,7 +386,7 @@ def test_cli_shows_a_won_line_as_a_win_not_as_a_number(tmp_path):
     from click.testing import CliRunner
 
     from hiveai.cli import main
-    from hiveai.score import WIN
+    from hiveai.search.score import WIN
 
     board = Board("Base")
     frame = frame_of(board.position_array)
@@ -430,7 +430,7 @@ def test_a_non_editable_install_finds_the_books(tmp_path):
                              check=True, capture_output=True, text=True).stdout.strip()
     Path(purelib, "outer.pth").write_text(sysconfig.get_path("purelib") + "\n")
     env = {k: v for k, v in os.environ.items() if k not in (book.BOOK_DIR_ENV, "PYTHONPATH")}
-    code = ("import hiveai.book as b; d = b.book_dir(); print(b.__file__); print(d); "
+    code = ("import hiveai.player.book as b; d = b.book_dir(); print(b.__file__); print(d); "
             "assert all(b.load(gt) is not None and len(b.load(gt)) > 0 for gt in range(9))")  # 8: Critters
     out = subprocess.run([str(python), "-c", code], check=True, capture_output=True, text=True, cwd=tmp_path,
                          env=env).stdout.split("\n")

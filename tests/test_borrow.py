@@ -1,4 +1,4 @@
-"""hiveai.borrow: a view of an array without reference counting."""
+"""hiveai.rules.borrow: a view of an array without reference counting."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ from numba.core.errors import NumbaError
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
-from hiveai.borrow import borrow, counts_free
+from hiveai.rules.borrow import borrow, counts_free
 
 
 @intrinsic
@@ -99,7 +99,7 @@ def test_counts_free_kernel_cannot_allocate():
 
 
 def test_move_generation_and_make_unmake_are_counts_free():
-    from hiveai import movegen, position
+    from hiveai.rules import movegen, position
 
     for kernel in (movegen.generate_moves, movegen.find_pinned, position.do_move, position.undo_move):
         assert kernel.targetoptions["_nrt"] is False, kernel

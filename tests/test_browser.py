@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 from png import SIGNATURE, _paeth, pixel, read_png
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.cli import main
 from hiveai.svg import DEFAULT_COLORS, board
 

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from hiveai import __version__
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.cli import main
 
 REPO = Path(__file__).resolve().parent.parent

@@ -21,13 +21,13 @@ import pytest
 from critters_oracle import PASS as ORACLE_PASS
 from critters_oracle import Critters, around
 
-from hiveai.board import Board
-from hiveai.bug import CRITTERS, CRITTERS_PIECE_NAMES, MAX_STACK, parse_game_type, parse_piece
-from hiveai.cell import Cell as HexCell
+from hiveai.rules.board import Board
+from hiveai.rules.bug import CRITTERS, CRITTERS_PIECE_NAMES, MAX_STACK, parse_game_type, parse_piece
+from hiveai.rules.cell import Cell as HexCell
 from hiveai.errors import IllegalMoveError
-from hiveai.hex_grid import GRID, N_CELLS, ORIGIN
-from hiveai.position import HASH, HEIGHT, STACK, recompute_hash
-from hiveai.setup import Setup
+from hiveai.rules.hex_grid import GRID, N_CELLS, ORIGIN
+from hiveai.rules.position import HASH, HEIGHT, STACK, recompute_hash
+from hiveai.rules.setup_position import Setup
 
 Cell = tuple[int, int]
 
@@ -40,7 +40,7 @@ def cell_index(cell: Cell) -> int:
 def arranged(stacks: dict[Cell, list[str]], to_move: str = "w") -> tuple[Board, Critters]:
     """A Critters board and the model holding ``stacks`` (bottom to top), ``to_move`` to move.
 
-    The board is a :meth:`hiveai.setup.Setup.sketch`: the pieces as given, unchecked (a rule test
+    The board is a :meth:`hiveai.rules.setup_position.Setup.sketch`: the pieces as given, unchecked (a rule test
     may arrange what no game reaches), at the ply of one placement per piece, plus one if the
     other side is to move."""
     n = sum(len(names) for names in stacks.values())
@@ -172,7 +172,7 @@ def test_third_grasshopper_and_dragonfly_outside_critters():
 
 
 def test_eleven_pieces_each():
-    from hiveai.render import in_hand
+    from hiveai.analysis.render import in_hand
 
     board = Board("Critters")
     assert in_hand(board, 0) == ["wQ", "wS1", "wS2", "wB1", "wB2", "wG1", "wG2", "wA1", "wA2", "wA3", "wD"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.engine import (
     EngineCommandError,
     EngineError,
@@ -24,7 +24,7 @@ from hiveai.engine import (
     UnsupportedLimitError,
     popen_uhp,
 )
-from hiveai.limit import Limit
+from hiveai.search.limit import Limit
 
 from uhp_client import HIVEAI
 

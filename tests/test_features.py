@@ -1,4 +1,4 @@
-"""The feature kernel (hiveai.features) against a plain-Python count made
+"""The feature kernel (hiveai.evaluation.features) against a plain-Python count made
 through Board's public API and the move generator, on random positions of
 every game type."""
 
@@ -9,9 +9,9 @@ import random
 import numpy as np
 import pytest
 
-from hiveai.board import Board
-from hiveai.bug import N_PIECES, PIECES_PER_COLOUR, kind_of, parse_game_type, piece_in_game
-from hiveai.features import (
+from hiveai.rules.board import Board
+from hiveai.rules.bug import N_PIECES, PIECES_PER_COLOUR, kind_of, parse_game_type, piece_in_game
+from hiveai.evaluation.features import (
     F_GAME_TYPE,
     F_KIND,
     F_PLACEMENTS,
@@ -33,9 +33,9 @@ from hiveai.features import (
     feature_names,
     features,
 )
-from hiveai.hex_grid import neighbour
-from hiveai.movegen import MAX_MOVES, find_pinned, generate_moves, new_workspace
-from hiveai.position import HEIGHT, LAST_MOVED, LEVEL, PLY, POS, TOP
+from hiveai.rules.hex_grid import neighbour
+from hiveai.rules.movegen import MAX_MOVES, find_pinned, generate_moves, new_workspace
+from hiveai.rules.position import HEIGHT, LAST_MOVED, LEVEL, PLY, POS, TOP
 from game_types import EVERY_GAME_TYPE
 
 

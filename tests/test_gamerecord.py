@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.gamerecord import GameRecord, GameRecordError, read_game, read_games, write_game
 
 # Copies of three real game records from Mzinga's test assets (https://github.com/jonthysell/Mzinga).

@@ -29,7 +29,7 @@ MODULES = {module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
 
 def lazy_exports() -> dict[str, str]:
     """The package's lazy re-exports (``_LAZY`` in ``hiveai/__init__.py``: ``hiveai.Board`` loads
-    ``hiveai.board`` on first use), so ``from hiveai import Board`` counts as importing ``hiveai.board``."""
+    ``hiveai.rules.board`` on first use), so ``from hiveai import Board`` counts as importing ``hiveai.rules.board``."""
     for node in ast.parse((ROOT / "__init__.py").read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "_LAZY" for t in node.targets):
             return {f"{PACKAGE}.{name}": module for name, module in ast.literal_eval(node.value).items()}
@@ -139,23 +139,24 @@ def cycle_in(graph: dict[str, set[str]], component: set[str]) -> list[str]:
 def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones():
     source = """
 from typing import TYPE_CHECKING
-import hiveai.bug
-from hiveai import hex_grid, __version__, Searcher
+import hiveai.rules.bug
+from hiveai.rules import hex_grid
+from hiveai import __version__, Searcher
 from . import zobrist
 if TYPE_CHECKING:
-    from hiveai.board import Board
+    from hiveai.rules.board import Board
 else:
-    import hiveai.notation
+    import hiveai.rules.notation
 def f():
     from hiveai.svg import board
     try:
-        import hiveai.book as book
+        import hiveai.player.book as book
     except ImportError:
         pass
 """
-    found = {n for n in imported_names(ast.parse(source), "hiveai.x", False) if n in MODULES}
-    assert found == {"hiveai", "hiveai.bug", "hiveai.hex_grid", "hiveai.zobrist", "hiveai.notation", "hiveai.svg",
-                     "hiveai.book", LAZY["hiveai.Searcher"]}
+    found = {n for n in imported_names(ast.parse(source), "hiveai.rules.x", False) if n in MODULES}
+    assert found == {"hiveai", "hiveai.rules", "hiveai.rules.bug", "hiveai.rules.hex_grid", "hiveai.rules.zobrist", "hiveai.rules.notation", "hiveai.svg",
+                     "hiveai.player.book", LAZY["hiveai.Searcher"]}
 
 
 def test_cycles_are_found_and_printed_shortest_first():
@@ -166,10 +167,10 @@ def test_cycles_are_found_and_printed_shortest_first():
 
 def test_the_real_graph_is_read():
     graph = import_graph()
-    assert "hiveai.uhp" in graph and "hiveai.tournament.runner" in graph
-    assert "hiveai.position" in graph["hiveai.movegen"]
-    assert "hiveai.svg" in graph["hiveai.board"]  # a lazy import inside a method counts
-    assert LAZY["hiveai.Board"] == "hiveai.board"
+    assert "hiveai.uhp.server" in graph and "hiveai.tournament.runner" in graph
+    assert "hiveai.rules.position" in graph["hiveai.rules.movegen"]
+    assert "hiveai.svg" in graph["hiveai.rules.board"]  # a lazy import inside a method counts
+    assert LAZY["hiveai.Board"] == "hiveai.rules.board"
 
 
 def test_no_import_cycle():

@@ -1,4 +1,4 @@
-"""Playing levels (hiveai.level): level 10 is the plain search, weaker levels
+"""Playing levels (hiveai.player.levels): level 10 is the plain search, weaker levels
 vary their moves, every level takes a win in one, level 4 and up blocks one,
 and a weak level still takes a moment to answer."""
 
@@ -9,11 +9,11 @@ import random
 import pytest
 from tactics import POSITIONS, safe_and_losing, winning_moves
 
-from hiveai.board import Board
-from hiveai.level import BLOCK_FROM_LEVEL, LEVELS, THINK_SHARE, allows_win, play_level
-from hiveai.options import MAX_LEVEL, MIN_LEVEL
-from hiveai.search import Searcher, search
-from hiveai.timeman import StopFlag, depth_limits
+from hiveai.rules.board import Board
+from hiveai.player.levels import BLOCK_FROM_LEVEL, LEVELS, THINK_SHARE, allows_win, play_level
+from hiveai.player.options import MAX_LEVEL, MIN_LEVEL
+from hiveai.search.searcher import Searcher, search
+from hiveai.search.timeman import StopFlag, depth_limits
 
 ALL_LEVELS = range(MIN_LEVEL, MAX_LEVEL + 1)
 OPENING = "Base+MLP;InProgress;White[4];wL;bS1 /wL;wQ wL-;bM /bS1;wA1 wQ/;bQ bM\\"
@@ -81,7 +81,7 @@ def test_levels_from_4_block_a_win_in_one(gs):
 def _scratch():
     import numpy as np
 
-    from hiveai.movegen import MAX_MOVES, new_workspace
+    from hiveai.rules.movegen import MAX_MOVES, new_workspace
 
     return new_workspace(), np.zeros(2 * MAX_MOVES, dtype=np.int32)
 

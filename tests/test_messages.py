@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.errors import HiveError
-from hiveai.options import Options
+from hiveai.player.options import Options
 from hiveai.text import plural
 
 

@@ -1,4 +1,4 @@
-"""The network evaluation (hiveai.network): the numba forward pass against a
+"""The network evaluation (hiveai.evaluation.network): the numba forward pass against a
 plain numpy one of the same file, and the file format's checks."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from game_types import game
 
-from hiveai.board import Board
-from hiveai.features import FEATURE_SET, N_FEATURES, features
-from hiveai.network import (
+from hiveai.rules.board import Board
+from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features
+from hiveai.evaluation.network import (
     FORMAT_VERSION,
     MAGIC,
     Network,
@@ -24,9 +24,9 @@ from hiveai.network import (
     read_network,
     write_network,
 )
-from hiveai.evaluate import weights_from_env
-from hiveai.movegen import new_workspace
-from hiveai.network import NETWORK_GAME_TYPES, default_network
+from hiveai.evaluation.linear import weights_from_env
+from hiveai.rules.movegen import new_workspace
+from hiveai.evaluation.network import NETWORK_GAME_TYPES, default_network
 
 
 def random_network(rng, hidden=(24, 12), scale=2000.0) -> Network:
@@ -112,14 +112,14 @@ OPENING = ("wS1", "bS1 wS1-", "wQ \\wS1", "bQ bS1-", "wA1 wQ/")
 
 
 def _depth1_score(searcher, board, **kw) -> int:
-    from hiveai.timeman import StopFlag, depth_limits
+    from hiveai.search.timeman import StopFlag, depth_limits
 
     return searcher.search(board, depth_limits(1, StopFlag()), **kw).score
 
 
 def _children_scores(board, net) -> list[int]:
     """Each legal move's score from the mover's side: the network's, or (net None) the linear evaluation's."""
-    from hiveai.evaluate import evaluate, weights_for
+    from hiveai.evaluation.linear import evaluate, weights_for
 
     kernel = kernel_net(net)
     w = weights_for(weights_from_env(), board.game_type_string)
@@ -134,8 +134,8 @@ def _children_scores(board, net) -> list[int]:
 
 def test_the_search_evaluates_with_the_network():
     """A depth-1 search with a network scores the best child by the network (negamax)."""
-    from hiveai.score import is_win_score
-    from hiveai.search import Searcher
+    from hiveai.search.score import is_win_score
+    from hiveai.search.searcher import Searcher
 
     net = random_network(np.random.default_rng(5), scale=1500.0)
     board = game("Base+MLP", "wP", "bM wP-", "wQ \\wP", "bQ bM-", "wA1 wQ/")
@@ -164,7 +164,7 @@ def test_eval_file_loads_a_network_and_a_bad_one_changes_nothing(engine, tmp_pat
 
 
 def test_the_shipped_network_loads():
-    from hiveai.network import shipped_network
+    from hiveai.evaluation.network import shipped_network
 
     net = shipped_network()
     assert net is not None and net.feature_set == FEATURE_SET and net.shapes[0][1] == N_FEATURES
@@ -172,7 +172,7 @@ def test_the_shipped_network_loads():
 
 
 def test_the_default_evaluation_is_the_shipped_network_where_a_match_made_it_so(monkeypatch):
-    from hiveai.search import Searcher
+    from hiveai.search.searcher import Searcher
 
     shipped = default_network("Base+MLP")
     assert shipped is not None and NETWORK_GAME_TYPES <= set(shipped.meta["game_types"])
@@ -194,7 +194,7 @@ def test_the_default_evaluation_is_the_shipped_network_where_a_match_made_it_so(
 
 
 def test_a_default_search_scores_with_the_network_in_base_mlp_and_linearly_elsewhere():
-    from hiveai.search import Searcher
+    from hiveai.search.searcher import Searcher
 
     searcher = Searcher(tt_mb=1)  # one searcher, so switching evaluations must clear what it learnt
     for game_type, net in (("Base+MLP", default_network("Base+MLP")), ("Base", None), ("Base+MLP", None)):
@@ -206,9 +206,9 @@ def test_a_default_search_scores_with_the_network_in_base_mlp_and_linearly_elsew
 def test_the_levels_evaluate_linearly_as_they_were_calibrated():
     import random
 
-    from hiveai.level import play_level
-    from hiveai.search import Searcher
-    from hiveai.timeman import StopFlag, depth_limits
+    from hiveai.player.levels import play_level
+    from hiveai.search.searcher import Searcher
+    from hiveai.search.timeman import StopFlag, depth_limits
 
     board = game("Base+MLP", *OPENING)
     played = []
@@ -224,7 +224,7 @@ def test_the_levels_evaluate_linearly_as_they_were_calibrated():
 def test_eval_file_linear_and_built_in_choose_the_evaluation(tmp_path):
     import io
 
-    from hiveai.uhp import UhpServer
+    from hiveai.uhp.server import UhpServer
 
     server = UhpServer(io.StringIO())
     shipped = default_network("Base+MLP")

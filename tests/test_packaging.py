@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from hiveai import book
-from hiveai.board import Board
+from hiveai.player import book
+from hiveai.rules.board import Board
 from hiveai.engine import popen_uhp
-from hiveai.limit import Limit
+from hiveai.search.limit import Limit
 
 REPO = Path(__file__).resolve().parent.parent
 # A fresh install compiles every kernel anew (numba caches by source path): minutes on a loaded machine.
@@ -65,7 +65,7 @@ def clean_env(path_entry: Path) -> dict[str, str]:
 
 def installed_plays_book_moves(path_entry: Path, cwd: Path) -> None:
     env = clean_env(path_entry)
-    where = subprocess.run([sys.executable, "-c", "import hiveai, hiveai.book as b; print(hiveai.__file__); "
+    where = subprocess.run([sys.executable, "-c", "import hiveai, hiveai.player.book as b; print(hiveai.__file__); "
                             "print(b.book_dir())"], check=True, capture_output=True, text=True, env=env,
                            cwd=cwd).stdout.split("\n")
     assert Path(where[0]).is_relative_to(path_entry), where  # the installed copy, not this checkout

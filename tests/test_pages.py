@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 from html_check import check_html, parse_svg, svg_fragments
 
-from hiveai.analyse import MoveReview, white_scores
-from hiveai.board import Board
+from hiveai.analysis.analyse import MoveReview, white_scores
+from hiveai.rules.board import Board
 from hiveai.cli import main
 from hiveai.gamerecord import read_game
-from hiveai.pages import eval_graph, replay_page
+from hiveai.analysis.pages import eval_graph, replay_page
 
 NS = "{http://www.w3.org/2000/svg}"
 GAMES = Path(__file__).parent / "data" / "games"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from game_types import STANDARD_GAME_TYPES as GAME_TYPES
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 
 DATA = Path(__file__).parent / "data" / "perft"
 SLOW_LEAVES = 10_000_000  # random-position lines above this go to the slow run

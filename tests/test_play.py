@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.gamerecord import read_game
 from hiveai.play import allowed_hosts
 from hiveai.play.engines import READY, AnalysisLine, EngineSide
@@ -307,10 +307,10 @@ def test_games_are_listed_and_reopened_after_a_restart(tmp_path):
 
 
 def gated_review(monkeypatch, gate: threading.Semaphore):
-    """hiveai.analyse.review_game replaced by one that judges a move each time ``gate`` is released
+    """hiveai.analysis.analyse.review_game replaced by one that judges a move each time ``gate`` is released
     (the second move marked a mistake), so a test sees the review fill in step by step."""
-    import hiveai.analyse
-    from hiveai.analyse import MoveReview
+    import hiveai.analysis.analyse
+    from hiveai.analysis.analyse import MoveReview
 
     def review_game(record, **limits):
         board = Board(record.game_type)
@@ -322,7 +322,7 @@ def gated_review(monkeypatch, gate: threading.Semaphore):
             yield MoveReview(number, mover, move, move, not mark, 10 * number, -10 * number, board.state,
                              150 if mark else 0, mark, False)
 
-    monkeypatch.setattr(hiveai.analyse, "review_game", review_game)
+    monkeypatch.setattr(hiveai.analysis.analyse, "review_game", review_game)
 
 
 def test_the_review_fills_in_move_by_move(client, monkeypatch):

@@ -162,7 +162,7 @@ def attr(value: str) -> str:
 
 
 def legal_moves(gamestring: str) -> list[str]:
-    from hiveai.board import Board
+    from hiveai.rules.board import Board
 
     return [str(m) for m in Board.parse(gamestring).legal_moves]
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from game_types import STANDARD_GAME_TYPES as GAME_TYPES
 
-from hiveai.board import Board
-from hiveai.movegen import (
+from hiveai.rules.board import Board
+from hiveai.rules.movegen import (
     MAX_MOVES,
     STAMP_LIMIT,
     WS_STAMP,
@@ -20,8 +20,8 @@ from hiveai.movegen import (
     new_workspace,
     pinned_after_move,
 )
-from hiveai.position import HASH, LAST_MOVED, recompute_hash
-from hiveai.zobrist import game_type_key
+from hiveai.rules.position import HASH, LAST_MOVED, recompute_hash
+from hiveai.rules.zobrist import game_type_key
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)
@@ -91,8 +91,8 @@ def test_last_moved_piece_hashed_only_with_pillbugs():
 
 def _neighbour_masks(b: np.ndarray) -> np.ndarray:
     """Every cell's occupied-neighbour mask, computed from the heights."""
-    from hiveai.hex_grid import DIR_OFFSET, N_CELLS, neighbour
-    from hiveai.position import HEIGHT
+    from hiveai.rules.hex_grid import DIR_OFFSET, N_CELLS, neighbour
+    from hiveai.rules.position import HEIGHT
 
     masks = np.zeros(N_CELLS, dtype=np.int64)
     for cell in range(N_CELLS):
@@ -106,8 +106,8 @@ def _neighbour_masks(b: np.ndarray) -> np.ndarray:
 def test_neighbour_masks_follow_make_and_unmake(game_type):
     """The NBR masks kept by make/unmake equal masks computed from the heights,
     after moves (stacks included) and after taking them back."""
-    from hiveai.hex_grid import N_CELLS
-    from hiveai.position import NBR, do_move, undo_move
+    from hiveai.rules.hex_grid import N_CELLS
+    from hiveai.rules.position import NBR, do_move, undo_move
 
     rng = random.Random(game_type)
     board = Board(game_type)
@@ -143,9 +143,9 @@ def test_is_legal_placement_agrees_with_the_generation(game_type):
     """is_legal_placement (the search's test of a killer placement before the
     placements are generated) says yes exactly to the generated placements:
     tried on every legal move and on every bug in hand at every cell near the hive."""
-    from hiveai.bug import N_PIECES
-    from hiveai.hex_grid import CELL_MASK, DIR_OFFSET
-    from hiveai.position import MOVE_PIECE_SHIFT, PASS, POS
+    from hiveai.rules.bug import N_PIECES
+    from hiveai.rules.hex_grid import CELL_MASK, DIR_OFFSET
+    from hiveai.rules.position import MOVE_PIECE_SHIFT, PASS, POS
 
     ws = new_workspace()
     scratch = np.zeros(MAX_MOVES, dtype=np.int32)
@@ -172,8 +172,8 @@ def test_pinned_after_move_agrees_with_a_new_pin_pass(game_type):
     it, they are the ones find_pinned finds in the new position (for every
     piece a caller asks about: uncovered, on the ground); and it does derive
     them for a good share of the moves."""
-    from hiveai.bug import N_PIECES
-    from hiveai.position import LEVEL, MOVE_PIECE_SHIFT, PASS, POS, TOP, do_move, undo_move
+    from hiveai.rules.bug import N_PIECES
+    from hiveai.rules.position import LEVEL, MOVE_PIECE_SHIFT, PASS, POS, TOP, do_move, undo_move
 
     def ground_pins(b, mask):
         return {p for p in range(N_PIECES)

@@ -1,4 +1,4 @@
-"""The position API of hiveai.board.Board: cells, pieces, stacks, hands, equality, outcome."""
+"""The position API of hiveai.rules.board.Board: cells, pieces, stacks, hands, equality, outcome."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from hiveai.board import Board, Move
-from hiveai.bug import BLACK, WHITE
-from hiveai.cell import Cell, Direction, cell_index
+from hiveai.rules.board import Board, Move
+from hiveai.rules.bug import BLACK, WHITE
+from hiveai.rules.cell import Cell, Direction, cell_index
 from hiveai.errors import GameStringError
-from hiveai.outcome import Outcome, Termination
-from hiveai.piece import Piece
+from hiveai.rules.outcome import Outcome, Termination
+from hiveai.rules.piece import Piece
 
 
 def random_game(seed: int, game_type: str = "Base+MLP", plies: int = 120) -> Board:

@@ -30,9 +30,9 @@ def test_every_public_name_has_a_docstring_with_an_example(module):
 
 
 def test_the_lazy_names_are_the_real_ones_and_listed():
-    from hiveai.board import Board
-    from hiveai.bug import WHITE
-    from hiveai.limit import Limit
+    from hiveai.rules.board import Board
+    from hiveai.rules.bug import WHITE
+    from hiveai.search.limit import Limit
 
     assert hiveai.Board is Board and hiveai.Limit is Limit and hiveai.WHITE == WHITE
     assert set(hiveai.__all__) <= set(dir(hiveai)) and "engine" in dir(hiveai)
@@ -41,7 +41,7 @@ def test_the_lazy_names_are_the_real_ones_and_listed():
 
 
 def test_import_hiveai_and_hiveai_engine_load_no_numba():
-    code = "import sys, hiveai, hiveai.engine, hiveai.limit, hiveai.cell; print('numba' in sys.modules)"
+    code = "import sys, hiveai, hiveai.engine, hiveai.search.limit, hiveai.rules.cell; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": ""})
     assert out.stdout.strip() == "False", out.stderr

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from hiveai.board import Board
-from hiveai.outcome import BLACK, WHITE, Outcome, Termination
+from hiveai.rules.board import Board
+from hiveai.rules.outcome import BLACK, WHITE, Outcome, Termination
 from hiveai.records import GameRecord, GameRecordError, read_all, read_game, read_games, render, write_game
 
 DATA = Path(__file__).parent / "data" / "records"

@@ -1,4 +1,4 @@
-"""The text picture of a position (hiveai.render), checked against the position.
+"""The text picture of a position (hiveai.analysis.render), checked against the position.
 
 The picture is read back: every label's row and centre column give its place
 on the hex grid, which must match the position piece for piece and
@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hiveai.board import Board
-from hiveai.bug import MAX_STACK, N_PIECES, PIECE_NAMES
+from hiveai.rules.board import Board
+from hiveai.rules.bug import MAX_STACK, N_PIECES, PIECE_NAMES
 from hiveai.gamerecord import read_game
-from hiveai.hex_grid import CELL_MASK, DIR_QR, GRID, N_CELLS, hive_coordinates, neighbour
-from hiveai.position import HEIGHT, POS, STACK, TOP
-from hiveai.render import (
+from hiveai.rules.hex_grid import CELL_MASK, DIR_QR, GRID, N_CELLS, hive_coordinates, neighbour
+from hiveai.rules.position import HEIGHT, POS, STACK, TOP
+from hiveai.analysis.render import (
     ANSI_RESET,
     EMPTY_MARK,
     HALF_CELL,

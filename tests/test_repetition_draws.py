@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 
 _SPEC = importlib.util.spec_from_file_location(
     "repetition_draws", Path(__file__).resolve().parents[1] / "tools" / "repetition_draws.py")

@@ -20,7 +20,7 @@ import re
 import pytest
 from game_types import game
 
-from hiveai.board import PASS, Board, Move
+from hiveai.rules.board import PASS, Board, Move
 from hiveai.errors import (
     GameOverError,
     GameStringError,

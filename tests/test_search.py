@@ -1,6 +1,6 @@
-"""The alpha-beta search (the driver hiveai.search, the kernel hiveai.negamax,
-the busy table hiveai.abdada, the switches hiveai.switches) and its table
-(hiveai.tt), in-process: API results, exact depths, multipv, mate-score
+"""The alpha-beta search (the driver hiveai.search.searcher, the kernel hiveai.search.negamax,
+the busy table hiveai.search.abdada, the switches hiveai.switches) and its table
+(hiveai.search.tt), in-process: API results, exact depths, multipv, mate-score
 bookkeeping, stopping, the repetition history, and loading every kernel from
 numba's on-disk cache in a fresh process. Tactics (wins, defences, pillbug
 throws) are in test_search_tactics.py, threads in test_threads.py, levels in
@@ -17,13 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hiveai.abdada import busy_key, mark_busy, new_busy_table
-from hiveai.board import Board, Move
-from hiveai.evaluate import WEIGHT_NAMES, weights_for, weights_from_env
-from hiveai.negamax import negamax, search_root
-from hiveai.position import HASH
-from hiveai.scratch import CTL_SHARED, Scratch
-from hiveai.search import (
+from hiveai.search.abdada import busy_key, mark_busy, new_busy_table
+from hiveai.rules.board import Board, Move
+from hiveai.evaluation.linear import WEIGHT_NAMES, weights_for, weights_from_env
+from hiveai.search.negamax import negamax, search_root
+from hiveai.rules.position import HASH
+from hiveai.search.scratch import CTL_SHARED, Scratch
+from hiveai.search.searcher import (
     WARM_GAME,
     SearchInfo,
     Searcher,
@@ -34,9 +34,9 @@ from hiveai.search import (
     search,
 )
 from hiveai.switches import NODESTIME_ENV, SEARCH_ENV, WEIGHTS_ENV, nodes_per_second, search_switches
-from hiveai.score import WIN
-from hiveai.timeman import StopFlag, depth_limits, infinite_limits, time_limits
-from hiveai.tt import (
+from hiveai.search.score import WIN
+from hiveai.search.timeman import StopFlag, depth_limits, infinite_limits, time_limits
+from hiveai.search.tt import (
     EXACT,
     LOWER,
     UPPER,
@@ -402,15 +402,15 @@ def test_warm_leaves_an_empty_resident_table():
 
 _CACHE_PROBE = """
 import sys
-from hiveai.board import Board
-from hiveai.search import search
-import hiveai.abdada, hiveai.evaluate, hiveai.level, hiveai.movegen, hiveai.movepick, hiveai.negamax
-import hiveai.position, hiveai.search, hiveai.tt, hiveai.zobrist
+from hiveai.rules.board import Board
+from hiveai.search.searcher import search
+import hiveai.search.abdada, hiveai.evaluation.linear, hiveai.player.levels, hiveai.rules.movegen, hiveai.search.movepick, hiveai.search.negamax
+import hiveai.rules.position, hiveai.search.searcher, hiveai.search.tt, hiveai.rules.zobrist
 search(Board.parse(sys.argv[1]), depth=3, multipv=2, threads=2)
 search(Board.parse(sys.argv[1]), depth=3, level=5)
 misses = []
-for mod in (hiveai.negamax, hiveai.movepick, hiveai.abdada, hiveai.level, hiveai.evaluate, hiveai.tt,
-            hiveai.movegen, hiveai.position, hiveai.zobrist):
+for mod in (hiveai.search.negamax, hiveai.search.movepick, hiveai.search.abdada, hiveai.player.levels, hiveai.evaluation.linear, hiveai.search.tt,
+            hiveai.rules.movegen, hiveai.rules.position, hiveai.rules.zobrist):
     for name, obj in vars(mod).items():
         stats = getattr(obj, "stats", None)
         if stats is not None and getattr(obj, "__module__", None) == mod.__name__ and obj.signatures:

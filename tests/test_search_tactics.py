@@ -1,4 +1,4 @@
-"""Tactics for the alpha-beta search (hiveai.search), in all eight game types.
+"""Tactics for the alpha-beta search (hiveai.search.searcher), in all eight game types.
 
 Wins in 1 and forced wins in 2 are played, the opponent's win in 1 is blocked,
 the queen is never left to be surrounded next turn when a move avoids it,
@@ -44,12 +44,12 @@ from tactics import (
     winning_moves,
 )
 
-from hiveai.board import Board
-from hiveai.bug import PIECES_PER_COLOUR
-from hiveai.score import WIN
-from hiveai.position import IN_PROGRESS, PASS, do_move, game_result, undo_move
-from hiveai import search as search_module
-from hiveai.search import format_score, is_win_score, search
+from hiveai.rules.board import Board
+from hiveai.rules.bug import PIECES_PER_COLOUR
+from hiveai.search.score import WIN
+from hiveai.rules.position import IN_PROGRESS, PASS, do_move, game_result, undo_move
+from hiveai.search import searcher as search_module
+from hiveai.search.searcher import format_score, is_win_score, search
 
 
 

@@ -1,10 +1,10 @@
-"""Set-up positions (hiveai.setup): built from where the pieces stand, refused when no game could reach them."""
+"""Set-up positions (hiveai.rules.setup_position): built from where the pieces stand, refused when no game could reach them."""
 
 import pytest
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.errors import SetupError
-from hiveai.setup import Setup, set_up
+from hiveai.rules.setup_position import Setup, set_up
 
 # A middle game with a beetle on a stack, in Base+MLP (Mzinga-style move list).
 GAME = ("Base+MLP;InProgress;White[7];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wB1 /wQ;bA1 bQ-;wB1 wQ;bB1 bQ\\;"

@@ -1,6 +1,6 @@
 """The small modules several others share: durable record files (hiveai.durable),
-the GameString reader (hiveai.notation), the torus unwrap (hiveai.hex_grid), the
-score formatter (hiveai.score), and which modules load numba."""
+the GameString reader (hiveai.rules.notation), the torus unwrap (hiveai.rules.hex_grid), the
+score formatter (hiveai.search.score), and which modules load numba."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hiveai.board import Board
-from hiveai.bug import N_PIECES
+from hiveai.rules.board import Board
+from hiveai.rules.bug import N_PIECES
 from hiveai.durable import (
     DirectoryLock,
     LineAppender,
@@ -27,11 +27,11 @@ from hiveai.durable import (
     trim_partial_line,
 )
 from hiveai.errors import GameStringError
-from hiveai.hex_grid import CELL_MASK, DIR_OFFSET, GRID, ORIGIN, hive_coordinates, torus_offset, unwrap
-from hiveai.notation import FINISHED, STATES, parse_state, read_game_string
-from hiveai.position import POS
-from hiveai.score import MATE_BOUND, WIN, format_score, is_win_score
-from hiveai.symmetry import frame_of
+from hiveai.rules.hex_grid import CELL_MASK, DIR_OFFSET, GRID, ORIGIN, hive_coordinates, torus_offset, unwrap
+from hiveai.rules.notation import FINISHED, STATES, parse_state, read_game_string
+from hiveai.rules.position import POS
+from hiveai.search.score import MATE_BOUND, WIN, format_score, is_win_score
+from hiveai.rules.symmetry import frame_of
 
 # --- durable records -----------------------------------------------------------------
 
@@ -194,7 +194,8 @@ def test_render_and_the_book_key_share_one_unwrap_even_for_a_disconnected_hive()
 
 
 def test_one_win_bound_and_one_formatter():
-    from hiveai import evaluate, search, tt
+    from hiveai.evaluation import linear as evaluate
+    from hiveai.search import searcher as search, tt
 
     assert search.WIN == tt.WIN == WIN and tt.MATE_BOUND == MATE_BOUND
     assert search.format_score is format_score and search.is_win_score is is_win_score
@@ -207,7 +208,7 @@ def test_one_win_bound_and_one_formatter():
 
 
 @pytest.mark.parametrize("module", ["hiveai.tournament.standings", "hiveai.tournament.results",
-                                    "hiveai.durable", "hiveai.score", "hiveai.cli"])
+                                    "hiveai.durable", "hiveai.search.score", "hiveai.cli"])
 def test_light_modules_do_not_import_numba(module):
     code = f"import sys, {module}; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -9,10 +9,10 @@ import pytest
 from html_check import parse_svg
 
 from hiveai import svg
-from hiveai.board import Board
-from hiveai.bug import KIND_LETTERS, N_PIECES, PIECE_NAMES, game_type_string, piece_in_game
-from hiveai.hex_grid import CELL_MASK
-from hiveai.render import hive_lines
+from hiveai.rules.board import Board
+from hiveai.rules.bug import KIND_LETTERS, N_PIECES, PIECE_NAMES, game_type_string, piece_in_game
+from hiveai.rules.hex_grid import CELL_MASK
+from hiveai.analysis.render import hive_lines
 
 NS = "{http://www.w3.org/2000/svg}"
 W, H = svg.HEX_W, svg.ROW_H

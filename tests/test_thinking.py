@@ -1,4 +1,4 @@
-"""hiveai.think, Limit and the score types (hiveai.thinking, hiveai.limit, hiveai.score)."""
+"""hiveai.think, Limit and the score types (hiveai.player.thinking, hiveai.search.limit, hiveai.search.score)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import threading
 
 import pytest
 
-from hiveai.board import Board
-from hiveai.bug import BLACK, WHITE
-from hiveai.limit import Limit
-from hiveai.score import WIN, Cp, PovScore, Score, Win
-from hiveai.search import Searcher
-from hiveai.thinking import StopHandle, think
+from hiveai.rules.board import Board
+from hiveai.rules.bug import BLACK, WHITE
+from hiveai.search.limit import Limit
+from hiveai.search.score import WIN, Cp, PovScore, Score, Win
+from hiveai.search.searcher import Searcher
+from hiveai.player.thinking import StopHandle, think
 
 # Black to move wins at once (found by seeded random play): the search must say
 # Win(1) from Black's side and Win(-1) from White's.

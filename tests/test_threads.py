@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from hiveai import options
-from hiveai.bench import POSITIONS, run_bench
-from hiveai.board import Board
-from hiveai.options import CPUS, Options, usable_cpus
-from hiveai.search import Searcher, search
-from hiveai.timeman import StopFlag, depth_limits, infinite_limits
+from hiveai.player import options
+from hiveai.search.bench import POSITIONS, run_bench
+from hiveai.rules.board import Board
+from hiveai.player.options import CPUS, Options, usable_cpus
+from hiveai.search.searcher import Searcher, search
+from hiveai.search.timeman import StopFlag, depth_limits, infinite_limits
 
 # hiveai bench's total nodes at its own depths (16 MB table, one thread), as
 # `hiveai bench` printed it when the positions and depths were last chosen; docs/speed.md

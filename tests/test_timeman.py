@@ -1,4 +1,4 @@
-"""TimeSpan parsing and formatting and the time budget rule (hiveai.timeman), in-process."""
+"""TimeSpan parsing and formatting and the time budget rule (hiveai.search.timeman), in-process."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from hiveai.timeman import (
+from hiveai.search.timeman import (
     REPLY_MARGIN,
     TICKS_PER_SECOND,
     TIME_USAGE,

@@ -24,12 +24,12 @@ import click
 import pytest
 
 from hiveai.backend import make_backend
-from hiveai.board import Board
-from hiveai.bug import N_PIECES, PIECE_NAMES
+from hiveai.rules.board import Board
+from hiveai.rules.bug import N_PIECES, PIECE_NAMES
 from hiveai.cli import TournamentCommand, parse_sprt
 from hiveai.gamerecord import read_game
-from hiveai.hex_grid import hive_coordinates
-from hiveai.position import POS, TOP
+from hiveai.rules.hex_grid import hive_coordinates
+from hiveai.rules.position import POS, TOP
 from hiveai.tournament import referee
 from hiveai.tournament.layout import CONFIG_FILE, GAMES_FILE, REPORT_FILE, STANDINGS_FILE, pgn_path, replay_path
 from hiveai.tournament.preflight import check_engine

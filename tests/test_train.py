@@ -1,4 +1,4 @@
-"""``hiveai train`` (hiveai.train): the pipeline end to end on a tiny run, a fit
+"""``hiveai train`` (hiveai.training.train): the pipeline end to end on a tiny run, a fit
 whose answer is known, resuming and the folder lock. Needs the [train] extra
 (scikit-learn), which CI installs."""
 
@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from hiveai import train as train_module  # noqa: E402
+from hiveai.training import train as train_module  # noqa: E402
 from hiveai.durable import DirectoryLock, LockedError  # noqa: E402
-from hiveai.features import N_FEATURES  # noqa: E402
-from hiveai.network import read_network  # noqa: E402
-from hiveai.train import (  # noqa: E402
+from hiveai.evaluation.features import N_FEATURES  # noqa: E402
+from hiveai.evaluation.network import read_network  # noqa: E402
+from hiveai.training.train import (  # noqa: E402
     LABELS_FILE,
     NETWORK_FILE,
     REPORT_FILE,
@@ -24,7 +24,7 @@ from hiveai.train import (  # noqa: E402
     sampled_plies,
     train,
 )
-from hiveai.tune import GAMES_FILE, load_games  # noqa: E402
+from hiveai.training.tune import GAMES_FILE, load_games  # noqa: E402
 
 TINY = dict(selfplay_depth=1, label_depth=1, sample_every=4, hidden=(8,))
 

@@ -8,8 +8,8 @@ import os
 import numpy as np
 import pytest
 
-from hiveai.board import Board
-from hiveai.evaluate import (
+from hiveai.rules.board import Board
+from hiveai.evaluation.linear import (
     WEIGHT_NAMES,
     default_weights,
     evaluate,
@@ -18,8 +18,8 @@ from hiveai.evaluate import (
     weights_for,
     write_weights_file,
 )
-from hiveai.movegen import new_workspace
-from hiveai.tune import (
+from hiveai.rules.movegen import new_workspace
+from hiveai.training.tune import (
     GAMES_FILE,
     SelfPlayTask,
     fit,
@@ -217,8 +217,8 @@ def test_tune_writes_a_weights_file_that_loads(tmp_path):
 
 
 def test_a_searcher_uses_the_weights_of_the_board_game_type():
-    from hiveai.search import Searcher
-    from hiveai.timeman import StopFlag, depth_limits
+    from hiveai.search.searcher import Searcher
+    from hiveai.search.timeman import StopFlag, depth_limits
 
     heavy = default_weights()
     heavy[TEMPO] = 500
@@ -232,7 +232,7 @@ def test_a_searcher_uses_the_weights_of_the_board_game_type():
 
 
 def test_the_shipped_weights_file_loads_and_layers_over_the_table():
-    from hiveai.evaluate import SHIPPED_WEIGHTS_FILE, builtin_weights
+    from hiveai.evaluation.linear import SHIPPED_WEIGHTS_FILE, builtin_weights
 
     sets = builtin_weights()
     assert SHIPPED_WEIGHTS_FILE.exists() and "Base+MLP" in sets

@@ -22,7 +22,7 @@ from hive_oracle import CANONICAL_MOVE, Oracle, neighbours
 from uhp_client import COLD_TIMEOUT, MIDGAME, REPO, TIMEOUT, Engine
 
 from hiveai import __version__
-from hiveai.session import EOF_THINK_SECONDS
+from hiveai.uhp.session import EOF_THINK_SECONDS
 
 DATA = Path(__file__).parent / "data"
 # Generous slack on top of a time budget in the timing tests: this is a noisy
@@ -87,7 +87,7 @@ def test_01_banner_is_immediate(fresh_engine):
 
 def test_01_banner_before_numba():
     """The modules that print the banner do not import numba or the board."""
-    code = "import sys, hiveai.cli, hiveai.uhp; print(sorted({'numba', 'hiveai.board'} & set(sys.modules)))"
+    code = "import sys, hiveai.cli, hiveai.uhp.server; print(sorted({'numba', 'hiveai.rules.board'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -732,7 +732,7 @@ def bare_search_ending_at_eof(early: bool) -> tuple[float, list[str]]:
     the bestmove's answer (its iterations, the move, ok)."""
     import io
 
-    from hiveai.uhp import UhpServer
+    from hiveai.uhp.server import UhpServer
 
     out = io.StringIO()
     server = UhpServer(out)

@@ -1,6 +1,6 @@
 """The engine prepares its search in the background right after the banner.
 
-In-process: :class:`hiveai.uhp.UhpServer` with string streams. ``serve`` waits
+In-process: :class:`hiveai.uhp.server.UhpServer` with string streams. ``serve`` waits
 for a background preparation before it returns, so the state can be checked
 afterwards without timing. Whether a table is empty is read from what a
 search does with it: a one-thread search is deterministic, so the same search
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import io
 
-from hiveai.board import Board
-from hiveai.search import Searcher
-from hiveai.timeman import StopFlag, depth_limits
-from hiveai.uhp import UhpServer
+from hiveai.rules.board import Board
+from hiveai.search.searcher import Searcher
+from hiveai.search.timeman import StopFlag, depth_limits
+from hiveai.uhp.server import UhpServer
 
 DEPTH = 2
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.cli import main
-from hiveai.uhpcheck import (
+from hiveai.uhpcheck.check import (
     CASES,
     FAIL,
     PASS,
@@ -142,7 +142,7 @@ def test_hiveai_passes_its_own_default_check():
 
 def test_a_repetition_draw_is_recognised_by_the_position():
     """The threefold-repetition note: a Draw that only a thrice-seen position explains."""
-    from hiveai.uhpcheck import game_string_problem, repetition_draw
+    from hiveai.uhpcheck.check import game_string_problem, repetition_draw
 
     board = Board("Base")
     for move in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-"):

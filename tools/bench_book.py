@@ -4,7 +4,7 @@
 
 * first book move, fresh process: a new Python process sets up a board in a
   book position (kernels loaded, as after ``newgame``), then times
-  ``hiveai.book.book_move``, which reads the book file and looks the position
+  ``hiveai.player.book.book_move``, which reads the book file and looks the position
   up. Budget: 50 ms, since the per-move bot bridge starts a fresh
   engine for every move.
 * book move, book loaded: the same call once the book is cached, over every
@@ -33,8 +33,8 @@ from bench_uhp import start_engine  # noqa: E402  (the same minimal UHP client)
 
 _FRESH = """
 import sys, time
-from hiveai.board import Board
-from hiveai import book
+from hiveai.rules.board import Board
+from hiveai.player import book
 board = Board.parse(sys.argv[1])
 board.legal_move_ints()
 start = time.perf_counter()
@@ -54,9 +54,9 @@ def first_book_move(runs: int, game: str) -> list[float]:
 
 
 def cached_book_moves() -> list[float]:
-    from hiveai import book
-    from hiveai.board import Board
-    from hiveai.bug import game_type_string
+    from hiveai.player import book
+    from hiveai.rules.board import Board
+    from hiveai.rules.bug import game_type_string
 
     times = []
     for gt in range(8):  # every game type

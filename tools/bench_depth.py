@@ -20,7 +20,7 @@ import time
 
 from bench_uhp import start_engine  # tools/ is the script's own folder
 
-from hiveai.bench import POSITIONS
+from hiveai.search.bench import POSITIONS
 
 HIVEAI_OPTIONS = ["UseBook False", "NumThreads 1", "TranspositionTableSizeMB 64"]
 

@@ -8,7 +8,7 @@
 ``--compare`` times two (or more) installed builds against each other, each
 interpreter importing its own ``hiveai``: Base perft 7 from the empty board,
 and perft 4 summed over the bench's standard mid-game positions
-(hiveai.bench), in alternating runs (A B A B ...) so that a change in the
+(hiveai.search.bench), in alternating runs (A B A B ...) so that a change in the
 machine's load hits both alike. It prints each build's median and range of
 wall-clock and CPU seconds (CPU time is the steadier figure on a shared
 machine: it leaves out the time spent waiting for a core) and stops with an
@@ -16,9 +16,9 @@ error if two builds count different leaves.
 
 Every perft figure is single-threaded and measured after a warm-up call, so
 compile time is excluded. Compile time is measured in a subprocess with
-NUMBA_CACHE_DIR pointing at a fresh empty directory (``import hiveai.board``
+NUMBA_CACHE_DIR pointing at a fresh empty directory (``import hiveai.rules.board``
 plus ``warmup()``); start-up time is a subprocess with a warm cache doing
-``import hiveai.board`` and a first ``perft(1)``, timed from outside (so it
+``import hiveai.rules.board`` and a first ``perft(1)``, timed from outside (so it
 includes the interpreter's own start-up).
 """
 
@@ -37,8 +37,8 @@ DATA = ROOT / "tests" / "data" / "perft"
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # single-threaded figures
 
-COMPILE_SNIPPET = "import hiveai.board as hb; hb.warmup()"
-STARTUP_SNIPPET = "from hiveai.board import Board; Board('Base').perft(1)"
+COMPILE_SNIPPET = "import hiveai.rules.board as hb; hb.warmup()"
+STARTUP_SNIPPET = "from hiveai.rules.board import Board; Board('Base').perft(1)"
 
 
 def _read_reference() -> dict[tuple[str, int], int]:
@@ -99,7 +99,7 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 # over the given mid-game GameStrings, after a warm-up, as one JSON line.
 COMPARE_SNIPPET = """
 import json, sys, time
-from hiveai.board import Board
+from hiveai.rules.board import Board
 game_type, start_depth, mid_depth, games = json.loads(sys.argv[1])
 start = Board(game_type)
 mids = [Board.from_game_string(g) for g in games]
@@ -120,7 +120,7 @@ def compare(pythons: list[str], runs: int, start_depth: int, mid_depth: int) -> 
     import statistics
 
     sys.path.insert(0, str(ROOT))
-    from hiveai.bench import POSITIONS
+    from hiveai.search.bench import POSITIONS
 
     games = [p.game for p in POSITIONS if p.midgame and "Critters" not in p.game]
     arg = json.dumps(["Base", start_depth, mid_depth, games])
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         return compare(args.compare, max(1, args.runs), args.start_depth, args.mid_depth)
 
     sys.path.insert(0, str(ROOT))
-    from hiveai.board import Board
+    from hiveai.rules.board import Board
 
     base_depth, mlp_depth, random_depth = (5, 4, 2) if args.quick else (6, 5, 3)
 

@@ -22,7 +22,7 @@ import time
 
 from bench_uhp import start_engine
 
-from hiveai.bench import POSITIONS
+from hiveai.search.bench import POSITIONS
 
 
 def depth_after(game: str, ponder: str, idle: float, move_time: str, threads: int) -> tuple[int, float, float]:

@@ -7,7 +7,7 @@ the board (placements favoured so they get there), each drawn ``--repeat``
 times with the default options plus an arrow; prints the median time per
 call of each position and the worst of those medians. Review page: a
 66-move test game reviewed at ``--depth`` (the searches, timed apart), then
-``hiveai.pages.review_page`` timed on its own: that is all the HTML adds to
+``hiveai.analysis.pages.review_page`` timed on its own: that is all the HTML adds to
 the review.
 """
 
@@ -19,9 +19,9 @@ import statistics
 import time
 from pathlib import Path
 
-from hiveai.board import Board
-from hiveai.bug import N_PIECES
-from hiveai.position import POS
+from hiveai.rules.board import Board
+from hiveai.rules.bug import N_PIECES
+from hiveai.rules.position import POS
 
 REPO = Path(__file__).resolve().parent.parent
 GAME = REPO / "tests" / "data" / "games" / "HV-Jewdoka-Quodlibet-2020-12-08-2330.pgn"
@@ -73,9 +73,9 @@ def main() -> None:
           f"{a.repeat} calls each: median {1000 * statistics.median(medians):.2f} ms, "
           f"worst position {1000 * max(medians):.2f} ms per call")
 
-    from hiveai.analyse import analyse_game
+    from hiveai.analysis.analyse import analyse_game
     from hiveai.gamerecord import read_game
-    from hiveai.pages import review_page
+    from hiveai.analysis.pages import review_page
 
     record = read_game(GAME)
     t = time.perf_counter()

@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from hiveai.bench import BENCH_TT_MB, POSITIONS
-from hiveai.board import Board
-from hiveai.search import CTL_NODES, Searcher, warmup
-from hiveai.timeman import StopFlag, depth_limits
+from hiveai.search.bench import BENCH_TT_MB, POSITIONS
+from hiveai.rules.board import Board
+from hiveai.search.searcher import CTL_NODES, Searcher, warmup
+from hiveai.search.timeman import StopFlag, depth_limits
 
 
 def main() -> None:

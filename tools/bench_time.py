@@ -24,9 +24,9 @@ import time
 
 from bench_uhp import start_engine  # tools/ is the script's own folder
 
-from hiveai.bench import POSITIONS
+from hiveai.search.bench import POSITIONS
 from hiveai.engine import UhpEngine
-from hiveai.timeman import format_timespan
+from hiveai.search.timeman import format_timespan
 
 
 def timed(p: UhpEngine, command: str) -> tuple[float, list[str]]:

@@ -44,9 +44,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import tactics as T  # noqa: E402  (the predicates the tests use)
 
-from hiveai.board import Board  # noqa: E402
-from hiveai.hex_grid import CELL_MASK  # noqa: E402
-from hiveai.position import PASS  # noqa: E402
+from hiveai.rules.board import Board  # noqa: E402
+from hiveai.rules.hex_grid import CELL_MASK  # noqa: E402
+from hiveai.rules.position import PASS  # noqa: E402
 
 SEED = 20261129
 MAX_GAMES = 800

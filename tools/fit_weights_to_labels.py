@@ -27,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from hiveai.board import Board
-from hiveai.evaluate import WEIGHT_NAMES, builtin_weights, weights_for, write_weights_file
-from hiveai.notation import FINISHED
-from hiveai.train import LABELS_FILE, load_labels
-from hiveai.tune import GAMES_FILE, TrainingSet, fit, fit_k, load_games, split_holdout, training_set, white_scores
+from hiveai.rules.board import Board
+from hiveai.evaluation.linear import WEIGHT_NAMES, builtin_weights, weights_for, write_weights_file
+from hiveai.rules.notation import FINISHED
+from hiveai.training.train import LABELS_FILE, load_labels
+from hiveai.training.tune import GAMES_FILE, TrainingSet, fit, fit_k, load_games, split_holdout, training_set, white_scores
 
 
 def labelled_set(records: list[dict], labels: dict[str, dict], game_type: str, k: float | None) -> TrainingSet:

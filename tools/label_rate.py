@@ -1,11 +1,11 @@
-"""Time to label a position (hiveai.train.label_game) at each depth asked, on the
+"""Time to label a position (hiveai.training.train.label_game) at each depth asked, on the
 games of a `hiveai train` folder: `python tools/label_rate.py DIR 3 4 5`."""
 import json
 import sys
 import time
 from pathlib import Path
 
-from hiveai.train import LabelTask, label_game
+from hiveai.training.train import LabelTask, label_game
 
 records = [json.loads(line) for line in (Path(sys.argv[1]) / "games.jsonl").read_text().splitlines()][:3]
 first = records[0]

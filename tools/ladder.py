@@ -28,7 +28,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hiveai.timeman import format_timespan
+from hiveai.search.timeman import format_timespan
 from hiveai.tournament.standings import tallies
 
 # (rung name, nokamute's bestmove arguments or None for hiveai's own time, game types)

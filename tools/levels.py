@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hiveai.options import MAX_LEVEL, MIN_LEVEL
+from hiveai.player.options import MAX_LEVEL, MIN_LEVEL
 from hiveai.tournament.standings import tallies
 
 

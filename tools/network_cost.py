@@ -3,7 +3,7 @@
     python tools/network_cost.py [NETWORK.hnn] PART REPEATS
     valgrind --tool=callgrind --callgrind-out-file=/dev/null python tools/network_cost.py ... 2>&1 | grep refs
 
-Positions: each mid-game bench position (hiveai.bench) followed by one to
+Positions: each mid-game bench position (hiveai.search.bench) followed by one to
 three random legal moves, 64 in all (seed 1). PART is one of PARTS below; the
 compiled loop calls it REPEATS times over every position. Instruction counts
 ("Collected" / "I refs" from callgrind, independent of the machine's load) of
@@ -21,13 +21,13 @@ import time
 import numpy as np
 from numba import njit
 
-from hiveai.bench import POSITIONS
-from hiveai.board import Board
-from hiveai.evaluate import builtin_weights, evaluate_pinned, weights_for
-from hiveai.features import N_FEATURES, features_into, new_scratch
-from hiveai.movegen import find_pinned, generate_movements, generate_placements
-from hiveai.network import forward, kernel_net, network_score, read_network, shipped_network
-from hiveai.position import PLY, some_piece_cell
+from hiveai.search.bench import POSITIONS
+from hiveai.rules.board import Board
+from hiveai.evaluation.linear import builtin_weights, evaluate_pinned, weights_for
+from hiveai.evaluation.features import N_FEATURES, features_into, new_scratch
+from hiveai.rules.movegen import find_pinned, generate_movements, generate_placements
+from hiveai.evaluation.network import forward, kernel_net, network_score, read_network, shipped_network
+from hiveai.rules.position import PLY, some_piece_cell
 
 PARTS = ("none", "pinned", "placements", "movements", "features", "features_pinned", "forward",
          "network_pinned", "linear_pinned", "linear")

@@ -1,11 +1,11 @@
 """Nodes/s of the linear and the network evaluation on the bench's mid-game positions,
 alternating runs: `python tools/network_nps.py NETWORK.hnn [DEPTH]` (default depth 4)."""
 import sys, time
-from hiveai.bench import POSITIONS
-from hiveai.board import Board
-from hiveai.network import read_network
-from hiveai.search import Searcher
-from hiveai.timeman import StopFlag, depth_limits
+from hiveai.search.bench import POSITIONS
+from hiveai.rules.board import Board
+from hiveai.evaluation.network import read_network
+from hiveai.search.searcher import Searcher
+from hiveai.search.timeman import StopFlag, depth_limits
 
 net = read_network(sys.argv[1])
 depth = int(sys.argv[2]) if len(sys.argv) > 2 else 4

@@ -8,11 +8,11 @@ searches of the bench's 7 mid-game positions, a fresh table each. numba must
 target a fixed CPU (see tools/network_cost.py).
 """
 import sys
-from hiveai.bench import POSITIONS
-from hiveai.board import Board
-from hiveai.network import shipped_network
-from hiveai.search import Searcher
-from hiveai.timeman import StopFlag, depth_limits
+from hiveai.search.bench import POSITIONS
+from hiveai.rules.board import Board
+from hiveai.evaluation.network import shipped_network
+from hiveai.search.searcher import Searcher
+from hiveai.search.timeman import StopFlag, depth_limits
 which, reps = sys.argv[1], int(sys.argv[2])
 s = Searcher(tt_mb=64, network=shipped_network() if which == "network" else None)
 boards = [Board.parse(p.game) for p in POSITIONS if p.midgame]

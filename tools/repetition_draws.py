@@ -22,9 +22,9 @@ import json
 import statistics
 from pathlib import Path
 
-from hiveai.board import Board
-from hiveai.score import format_score
-from hiveai.search import search
+from hiveai.rules.board import Board
+from hiveai.search.score import format_score
+from hiveai.search.searcher import search
 
 
 def repeated_position(game_string: str) -> tuple[Board, int]:

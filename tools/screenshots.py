@@ -70,11 +70,11 @@ def dump_dom(page: Path, width: int = 1280, height: int = 1400) -> tuple[str, li
 
 
 def render_docs(out: Path, depth: int) -> None:
-    from hiveai.analyse import analyse_game
-    from hiveai.board import Board
+    from hiveai.analysis.analyse import analyse_game
+    from hiveai.rules.board import Board
     from hiveai.gamerecord import read_game
-    from hiveai.pages import review_page
-    from hiveai.search import search
+    from hiveai.analysis.pages import review_page
+    from hiveai.search.searcher import search
     from hiveai.svg import board
 
     out.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,7 @@
 Both speak the same small interface (:class:`EngineSide`), called from a
 worker thread, never from the server's event loop: :meth:`~EngineSide.best_move`
 for a move to play, :meth:`~EngineSide.analyse` for live lines. Each takes a
-:class:`~hiveai.timeman.StopFlag`; the server sets it when a newer request
+:class:`~hiveai.search.timeman.StopFlag`; the server sets it when a newer request
 supersedes the search (an undo, a move, another game), and the search ends
 within milliseconds.
 """
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:  # the rules load with the engine, after the page is up
-    from hiveai.board import Board
-    from hiveai.timeman import StopFlag
+    from hiveai.rules.board import Board
+    from hiveai.search.timeman import StopFlag
 
 __all__ = ["AnalysisLine", "EngineSide", "InProcessEngine", "Superseded", "UhpEngine", "engine_side"]
 
@@ -116,14 +116,14 @@ class InProcessEngine(EngineSide):
         self._rng = random.Random()
 
     def _open(self):
-        from hiveai.search import Searcher
+        from hiveai.search.searcher import Searcher
 
         searcher = Searcher(tt_mb=TT_MB, threads=self.threads)
         searcher.warm()
         return searcher
 
     def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
-        from hiveai.search import search
+        from hiveai.search.searcher import search
 
         searcher = self._backend_or_raise()
         with self._lock:
@@ -131,7 +131,7 @@ class InProcessEngine(EngineSide):
         return result.move_string
 
     def analyse(self, board, *, multipv, stop, on_lines, seconds=None) -> None:
-        from hiveai.search import search
+        from hiveai.search.searcher import search
 
         searcher = self._backend_or_raise()
         lines: dict[int, AnalysisLine] = {}
@@ -144,7 +144,7 @@ class InProcessEngine(EngineSide):
 
         with self._lock:
             if seconds is None:
-                from hiveai.timeman import infinite_limits
+                from hiveai.search.timeman import infinite_limits
 
                 searcher.search(board, infinite_limits(stop), count, on_iteration)
             else:
@@ -207,7 +207,7 @@ class UhpEngine(EngineSide):
         """One timed search (under the lock); :class:`Superseded` if ``stop`` was set before it answered,
         the engine's process then killed and a new one started."""
         from hiveai.engine import EngineError, UnsupportedLimitError
-        from hiveai.limit import Limit
+        from hiveai.search.limit import Limit
 
         if board.setup:
             raise ValueError("a set-up position cannot be given to a UHP engine: UHP's newgame takes a move "

@@ -5,7 +5,7 @@ search proved, a win in one the move stops, the pieces around each queen
 before and after, a piece the move pins by the One Hive rule, a climb onto a
 queen. The first fact that holds is the reason.
 
->>> from hiveai.board import Board
+>>> from hiveai.rules.board import Board
 >>> board = Board.parse("Base;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wA1 \\\\wQ;bA1 bQ/")
 >>> reason(board, board.parse_move("wA1 bQ\\\\"), None)
 'adds a piece around the enemy queen (3 of 6 cells now)'
@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from hiveai.board import Board, Move
-from hiveai.bug import COLOUR_NAMES, MAX_STACK, N_PIECES, PIECES_PER_COLOUR, QUEEN, colour_of, kind_of, piece_names
-from hiveai.level import allows_win, winning_move
-from hiveai.movegen import MAX_MOVES, find_pinned, new_workspace
-from hiveai.position import HEIGHT, MOVE_PIECE_SHIFT, POS, STACK, do_move, occupied_neighbours, undo_move
-from hiveai.score import MATE_BOUND, WIN, format_score
+from hiveai.rules.board import Board, Move
+from hiveai.rules.bug import COLOUR_NAMES, MAX_STACK, N_PIECES, PIECES_PER_COLOUR, QUEEN, colour_of, kind_of, piece_names
+from hiveai.player.levels import allows_win, winning_move
+from hiveai.rules.movegen import MAX_MOVES, find_pinned, new_workspace
+from hiveai.rules.position import HEIGHT, MOVE_PIECE_SHIFT, POS, STACK, do_move, occupied_neighbours, undo_move
+from hiveai.search.score import MATE_BOUND, WIN, format_score
 
 __all__ = ["reason"]
 
 
 def _queen_cell(b: np.ndarray, colour: int) -> int:
-    return int(b[POS + colour * PIECES_PER_COLOUR])  # the queen is each colour's first piece (hiveai.bug)
+    return int(b[POS + colour * PIECES_PER_COLOUR])  # the queen is each colour's first piece (hiveai.rules.bug)
 
 
 def _around(b: np.ndarray, colour: int) -> int:

@@ -5,7 +5,7 @@ with a 4xx status, and leaves the game unchanged):
 
 * ``GET /`` the page; ``GET /static/NAME`` its script, style and icon (a fixed set).
 * ``POST /api/new`` ``{game, colour, level, seconds, gamestring, setup}`` a new game (``setup``: a
-  :mod:`hiveai.setup` position to start from).
+  :mod:`hiveai.rules.setup_position` position to start from).
 * ``POST /api/setup`` ``{setup}`` or ``{game_id}`` the set-up editor's view of a position: its drawing,
   the cells a piece may go on, the pieces left, and why no game could reach it (``problem``), if so.
 * ``GET /api/games`` the recent games; ``GET /api/game/ID`` one game's state.
@@ -49,13 +49,13 @@ from hiveai.errors import HiveError
 from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide, Superseded
 from hiveai.play.errors import BadRequest
 from hiveai.play.store import GameStore
-from hiveai.score import MATE_BOUND, format_score
-from hiveai.timeman import StopFlag
+from hiveai.search.score import MATE_BOUND, format_score
+from hiveai.search.timeman import StopFlag
 
 # The rules, the pictures and the hints load numba, which takes a while: they are imported when
 # first used (the engine's loading thread imports them at once), so the page answers at once.
 if TYPE_CHECKING:
-    from hiveai.board import Board
+    from hiveai.rules.board import Board
     from hiveai.play.session import Game, Players
 
 __all__ = ["MAX_UPLOAD", "PlayServer", "create_app"]
@@ -73,7 +73,7 @@ LINE_COLOURS = ("#1e6fd9", "#7048e8", "#868e96", "#adb5bd", "#ced4da")
 HINT_COLOUR = "#2f9e44"
 # Seconds between the server starting and the engine starting to load (the page answers first).
 ENGINE_START_DELAY = 0.2
-# Scores drawn at the evaluation bar's ends (hundredths; hiveai.analyse's cap).
+# Scores drawn at the evaluation bar's ends (hundredths; hiveai.analysis.analyse's cap).
 BAR_CAP = 1000
 
 STATIC = {
@@ -120,7 +120,7 @@ class PlayServer:
     # --- games ---------------------------------------------------------------------
 
     def _load(self, game_id: int) -> _Live:
-        from hiveai.notation import read_game_string
+        from hiveai.rules.notation import read_game_string
         from hiveai.play.session import Game, Players
 
         if game_id in self.live:
@@ -331,9 +331,9 @@ class PlayServer:
         self._run(live, "hint", work, done)
 
     def _review(self, live: _Live) -> None:
-        from hiveai.analyse import analyse_game
+        from hiveai.analysis.analyse import analyse_game
         from hiveai.gamerecord import GameRecord
-        from hiveai.pages import review_page
+        from hiveai.analysis.pages import review_page
 
         g = live.game
         if not g.board.move_history:
@@ -390,10 +390,10 @@ class PlayServer:
 
 
 def review_view(reviews, total: int) -> dict:
-    """The review panel so far: ``reviews`` (:class:`hiveai.analyse.MoveReview`) of a game of
+    """The review panel so far: ``reviews`` (:class:`hiveai.analysis.analyse.MoveReview`) of a game of
     ``total`` moves; the graph spans the whole game and fills in from the left."""
-    from hiveai.analyse import white_scores
-    from hiveai.pages import eval_graph
+    from hiveai.analysis.analyse import white_scores
+    from hiveai.analysis.pages import eval_graph
 
     scores = white_scores(reviews) or [None]
     scores += [None] * (total + 1 - len(scores))
@@ -525,7 +525,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         return Response(_static(name), media_type=STATIC[name], headers={"Cache-Control": "no-cache"})
 
     async def new(request: Request) -> Response:
-        from hiveai.board import Board
+        from hiveai.rules.board import Board
         from hiveai.play.session import Players, parse_game_type
 
         data = await _body(request)
@@ -533,7 +533,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         text = str(data.get("gamestring") or "").strip()
         setup = str(data.get("setup") or "").strip()
         if setup:
-            from hiveai.setup import set_up
+            from hiveai.rules.setup_position import set_up
 
             board = set_up(setup)  # SetupError (a HiveError) names what no game could reach
         elif text:
@@ -547,7 +547,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
     async def setup(request: Request) -> Response:
         data = await _body(request)
         if data.get("game_id") is not None:  # the editor opened on a game's position
-            from hiveai.setup import Setup
+            from hiveai.rules.setup_position import Setup
 
             try:
                 live = server._load(int(data["game_id"]))
@@ -711,10 +711,10 @@ def setup_view(text: str) -> dict:
     (the hive's cells and the empty ones around it, or the first cell) with its centre in the
     drawing, the pieces left in hand by kind, and what, if anything, no game could reach.
     SetupError (a 400) if the text names no pieces of the game."""
-    from hiveai.bug import COLOUR_LETTERS, KIND_LETTERS, PIECES_PER_COLOUR, kind_of, piece_in_game
-    from hiveai.cell import Cell, cell_index
+    from hiveai.rules.bug import COLOUR_LETTERS, KIND_LETTERS, PIECES_PER_COLOUR, kind_of, piece_in_game
+    from hiveai.rules.cell import Cell, cell_index
     from hiveai.play.session import PAGE_COLORS
-    from hiveai.setup import Setup
+    from hiveai.rules.setup_position import Setup
     from hiveai.svg import board as board_svg
     from hiveai.svg import cell_centres
 
@@ -745,14 +745,14 @@ def setup_view(text: str) -> dict:
 
 def _start_board(setup: str | None, game_string: str) -> Board:
     """Where a stored game starts: its set-up position, or the empty board of its GameString's type."""
-    from hiveai.board import Board
-    from hiveai.setup import set_up
+    from hiveai.rules.board import Board
+    from hiveai.rules.setup_position import set_up
 
     return set_up(setup) if setup else Board(game_string.split(";", 1)[0])
 
 
 def _board_from_text(text: str) -> Board:
-    from hiveai.board import Board
+    from hiveai.rules.board import Board
 
     """The position of a pasted GameString (set-up): its moves replayed, errors naming the move."""
     try:

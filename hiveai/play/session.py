@@ -14,20 +14,20 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from hiveai.board import Board
-from hiveai.bug import COLOUR_NAMES, N_GAME_TYPES, game_type_string
+from hiveai.rules.board import Board
+from hiveai.rules.bug import COLOUR_NAMES, N_GAME_TYPES, game_type_string
 from hiveai.errors import HiveError
-from hiveai.hex_grid import CELL_MASK
-from hiveai.level import MAX_LEVEL, check_level
-from hiveai.notation import parse_game_type_string
-from hiveai.outcome import BLACK, DRAW, WHITE, Outcome, Termination
+from hiveai.rules.hex_grid import CELL_MASK
+from hiveai.player.levels import MAX_LEVEL, check_level
+from hiveai.rules.notation import parse_game_type_string
+from hiveai.rules.outcome import BLACK, DRAW, WHITE, Outcome, Termination
 from hiveai.play.errors import BadRequest
 from hiveai.svg import board as board_svg
 from hiveai.svg import cell_centres
 
 __all__ = ["COLOURS", "GAME_TYPES", "Game", "Players", "parse_game_type"]
 
-# The game types the new-game form offers: the eight of UHP and Critters (hiveai.bug's order).
+# The game types the new-game form offers: the eight of UHP and Critters (hiveai.rules.bug's order).
 GAME_TYPES = tuple(game_type_string(gt) for gt in range(N_GAME_TYPES))
 # colour= in the URL: which side the person takes (or none, or both).
 COLOURS = ("white", "black", "engines", "people")

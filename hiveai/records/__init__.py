@@ -9,7 +9,7 @@ a file where the format allows, and zip archives of them:
 * **UHP GameStrings**, one game a line, and bare **MoveString lists**:
   :mod:`hiveai.records.gamestring`.
 
-Every game is replayed with hiveai's rules (:class:`hiveai.board.Board`); one
+Every game is replayed with hiveai's rules (:class:`hiveai.rules.board.Board`); one
 that cannot be read or replayed is refused with a :class:`GameRecordError`
 naming the file, the move number, the move as written and the rule it breaks.
 Formats written (:data:`FORMATS`): ``pgn`` (Mzinga), ``hivegame``,
@@ -19,7 +19,7 @@ conventions where the sites differ.
 Public API:
 
 * :class:`GameRecord` -- game type, tags, moves (MoveStrings), result,
-  comments; ``outcome`` says how the game ended (:class:`hiveai.outcome.Outcome`).
+  comments; ``outcome`` says how the game ended (:class:`hiveai.rules.outcome.Outcome`).
 * :func:`read_game` (one game), :func:`read_games` (all, from a file, folder,
   zip or the text itself), :func:`read_all` (refused games too, for batches).
 * :func:`write_game` (whole or not at all) and :func:`render` (text of any format).

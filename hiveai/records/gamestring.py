@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from hiveai.errors import HiveError
-from hiveai.notation import read_game_string, split_game_string
+from hiveai.rules.notation import read_game_string, split_game_string
 from hiveai.records.record import GameRecord, GameRecordError
 
 __all__ = ["parse_game_strings", "parse_move_list"]

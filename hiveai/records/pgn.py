@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from hiveai.notation import FINISHED, STATES, parse_state
+from hiveai.rules.notation import FINISHED, STATES, parse_state
 from hiveai.records.record import GameRecord, GameRecordError, pgn_tag, to_pgn
 
 __all__ = ["parse_pgn", "to_hivegame", "to_pgn"]

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hiveai.board import Board
-from hiveai.bug import game_type_string, parse_game_type
+from hiveai.rules.board import Board
+from hiveai.rules.bug import game_type_string, parse_game_type
 from hiveai.errors import HiveError
-from hiveai.notation import FINISHED, STATES, parse_state, turn_string
-from hiveai.outcome import Outcome, Termination
+from hiveai.rules.notation import FINISHED, STATES, parse_state, turn_string
+from hiveai.rules.outcome import Outcome, Termination
 
 __all__ = ["FINISHED", "STANDARD_TAGS", "GameRecord", "GameRecordError", "parse_termination"]
 
@@ -36,7 +36,7 @@ class GameRecordError(HiveError):
 
 
 def parse_termination(text: str) -> Termination | None:
-    """The :class:`~hiveai.outcome.Termination` a ``Termination`` tag names, or None.
+    """The :class:`~hiveai.rules.outcome.Termination` a ``Termination`` tag names, or None.
 
     The tag holds the word (``resignation``), optionally followed by ``:`` and
     details, as hiveai's tournament writes it.

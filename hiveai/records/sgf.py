@@ -46,12 +46,12 @@ import datetime
 import re
 from dataclasses import dataclass
 
-from hiveai.board import Board
-from hiveai.bug import COLOUR_LETTERS, colour_of, parse_piece, piece_names
+from hiveai.rules.board import Board
+from hiveai.rules.bug import COLOUR_LETTERS, colour_of, parse_piece, piece_names
 from hiveai.errors import HiveError, IllegalMoveError
-from hiveai.hex_grid import CELL_MASK, GRID, GRID_BITS, torus_offset
-from hiveai.outcome import Termination
-from hiveai.position import MOVE_PIECE_SHIFT, PASS
+from hiveai.rules.hex_grid import CELL_MASK, GRID, GRID_BITS, torus_offset
+from hiveai.rules.outcome import Termination
+from hiveai.rules.position import MOVE_PIECE_SHIFT, PASS
 from hiveai.records.record import GameRecord, GameRecordError
 
 __all__ = ["parse_sgf", "to_sgf"]

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from hiveai.tournament.limits import COMPILE_TIMEOUT, SLOW_NOTICE
+from hiveai.tournament.timeouts import COMPILE_TIMEOUT, SLOW_NOTICE
 from hiveai.tournament.referee import (
     BANNER,
     ENGINE_ERROR,

@@ -53,13 +53,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.engine import EngineError, EngineTerminatedError, EngineTimeoutError, UhpEngine
 from hiveai.errors import GameStringError, IllegalMoveError, MoveStringError
-from hiveai.notation import FINISHED, read_game_string
+from hiveai.rules.notation import FINISHED, read_game_string
 from hiveai.text import plural
-from hiveai.timeman import parse_timespan
-from hiveai.tournament.limits import (
+from hiveai.search.timeman import parse_timespan
+from hiveai.tournament.timeouts import (
     BANNER_TIMEOUT,
     COMMAND_TIMEOUT,
     DEPTH_HANG_TIMEOUT,

@@ -2,7 +2,7 @@
 
 ``report.html`` holds the standings and the Elo table of each encounter (the
 same rows as ``standings.txt``), the notes under them and the list of games,
-each linked to its replay page ``replays/<id>.html`` (:func:`hiveai.pages.replay_page`:
+each linked to its replay page ``replays/<id>.html`` (:func:`hiveai.analysis.pages.replay_page`:
 the board with step buttons and the move list) and its PGN; the folder's layout is
 :mod:`hiveai.tournament.layout`. Everything is
 computed from the game records, like the standings, so a resumed run writes
@@ -14,7 +14,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from hiveai.pages import page, replay_page, table
+from hiveai.analysis.pages import page, replay_page, table
 from hiveai.text import plural
 from hiveai.tournament.layout import REPORT_FILE, pgn_path, replay_path
 from hiveai.tournament.schedule import TournamentConfig

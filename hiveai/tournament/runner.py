@@ -46,7 +46,7 @@ from hiveai.durable import (
     replace_atomically,
 )
 from hiveai.gamerecord import GameRecord, GameRecordError, read_game
-from hiveai.notation import read_game_string
+from hiveai.rules.notation import read_game_string
 from hiveai.text import plural
 from hiveai.backend import make_backend
 from hiveai.tournament.preflight import check_engines, setup_failure
@@ -63,7 +63,7 @@ from hiveai.tournament.layout import (
     pgn_path,
     replay_path,
 )
-from hiveai.tournament.limits import BANNER_TIMEOUT
+from hiveai.tournament.timeouts import BANNER_TIMEOUT
 from hiveai.tournament.report import replay_html, report_html
 from hiveai.tournament.schedule import ScheduledGame, TournamentConfig
 from hiveai.tournament.standings import progress_line, sprt_state, standings_text

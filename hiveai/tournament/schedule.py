@@ -20,11 +20,11 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from hiveai.board import Board
+from hiveai.rules.board import Board
 from hiveai.gamerecord import read_games
 from hiveai.text import plural
-from hiveai.timeman import format_timespan
-from hiveai.tournament.limits import DEFAULT_RANDOM_PLIES
+from hiveai.search.timeman import format_timespan
+from hiveai.tournament.timeouts import DEFAULT_RANDOM_PLIES
 
 # Attempts at drawing a random opening not drawn before, before a duplicate
 # is accepted (tiny game types or long openings can run out of new ones).

@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hiveai.outcome import BLACK, WHITE, points
+from hiveai.rules.outcome import BLACK, WHITE, points
 from hiveai.text import plural
 from hiveai.tournament.results import ENGINE_DRAW, FORFEITS
 from hiveai.tournament.stats import EloEstimate, Sprt, pair_points, pentanomial_elo, wdl_elo

@@ -44,7 +44,7 @@ def main() -> int:
     p.add_argument("--break", dest="broken", choices=BREAKS, default="none")
     broken = p.parse_args().broken
     out("id broken-" + broken, "Mosquito;Ladybug;Pillbug", "ok")
-    from hiveai.board import Board  # after the banner: loads numba
+    from hiveai.rules.board import Board  # after the banner: loads numba
 
     board = None
     for line in sys.stdin:

@@ -58,7 +58,7 @@ def main() -> int:
         time.sleep(3600)
         return 0
 
-    board = None  # a hiveai.board.Board once a game exists
+    board = None  # a hiveai.rules.board.Board once a game exists
     seen: Counter[int] = Counter()  # positions of this game, for --claim-repetition
     options: dict[str, str] = {}
 
@@ -77,7 +77,7 @@ def main() -> int:
         return ";".join(gs)
 
     out(f"id {a.name}", "Mosquito;Ladybug;Pillbug", "ok")  # at once, as hiveai does (before numba loads)
-    from hiveai.board import Board  # loads numba: the first reply after the banner waits for it
+    from hiveai.rules.board import Board  # loads numba: the first reply after the banner waits for it
 
     for line in sys.stdin:
         words = line.split()
@@ -144,7 +144,7 @@ def main() -> int:
 
 def shuffle_back(board):
     """The move taking the piece this side moved last back to its cell before, or None."""
-    from hiveai.position import MOVE_PIECE_SHIFT, POS
+    from hiveai.rules.position import MOVE_PIECE_SHIFT, POS
 
     if board.ply < 2:
         return None

@@ -1,0 +1,331 @@
+"""A small neural network over hiveai.evaluation.features: the learned evaluation.
+
+**Architecture: a plain MLP.** ``N_FEATURES -> h1 -> h2 -> 1``, ReLU between
+layers, float32, the output a score in ``[-1, 1]`` (clipped), times the file's
+``scale`` in the evaluation's units (hundredths of one enemy piece next to a
+queen). bee-search (github.com/adario7/bee-search, ``src/eval_mlp.rs``) uses a
+tower per side and a head; a plain MLP over the same two side blocks can
+learn that structure and more, the trainer that fits it (scikit-learn's
+MLPRegressor, see hiveai.training.train) has no towers, and at these widths the
+network costs a fraction of the features' two move generations. Any number
+of layers is read, so a deeper or wider file needs no code change.
+
+**File format** (little-endian, version ``FORMAT_VERSION``)::
+
+    magic    8 bytes  b"HIVEAINN"
+    version  u32
+    features u32      the feature-set id (hiveai.evaluation.features.FEATURE_SET) it was trained on
+    layers   u32      L
+    shapes   L x (u32 outputs, u32 inputs)
+    scale    f32      engine units per output unit
+    meta     u32 length, then that many bytes of UTF-8 JSON (how it was trained)
+    weights  per layer: outputs x inputs f32 (row-major), then outputs f32 biases
+
+and nothing after. :func:`read_network` refuses a file that is not one, of
+another version or feature set, or whose shapes do not chain, naming the file
+and the problem. The network hiveai ships is a data file of the package
+(:data:`SHIPPED_NETWORK`), read with importlib.resources.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hiveai.rules.borrow import counts_free
+from hiveai.evaluation.linear import evaluate_pinned
+from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features_into
+
+MAGIC = b"HIVEAINN"
+FORMAT_VERSION = 1
+SHIPPED_NETWORK = "network.hnn"  # beside this module in the package
+# The game types the shipped network evaluates by default (default_network): those a
+# 1 s/move match against the linear evaluation kept (docs/network.md, "The default").
+# Each is among the game types the file was trained on (its metadata's "game_types").
+NETWORK_GAME_TYPES = frozenset({"Base+MLP"})
+MAX_LAYERS = 8
+MAX_WIDTH = 1024
+
+
+@dataclass
+class Network:
+    """A network's layers (``weights[i]`` is outputs x inputs, ``biases[i]`` outputs), as float32.
+
+    >>> rng = np.random.default_rng(0)
+    >>> net = Network([rng.normal(size=(4, N_FEATURES)), rng.normal(size=(1, 4))],
+    ...               [np.zeros(4), np.zeros(1)], scale=1000.0)
+    >>> net.shapes
+    [(4, 151), (1, 4)]
+    >>> x = rng.normal(size=N_FEATURES).astype(np.float32)
+    >>> bool(abs(net.forward_numpy(x) - forward(net.flat, net.layout, x, new_activations())) < 1e-5)
+    True
+    """
+
+    weights: list[np.ndarray]
+    biases: list[np.ndarray]
+    scale: float
+    feature_set: int = FEATURE_SET
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in self.weights]
+        self.biases = [np.ascontiguousarray(b, dtype=np.float32).reshape(-1) for b in self.biases]
+        problem = _shape_problem([w.shape for w in self.weights], [b.shape[0] for b in self.biases])
+        if problem:
+            raise ValueError(problem)
+        # The kernel's view: the scale, then every layer's weights and biases in
+        # one flat array; per layer (outputs, inputs, offset of its weights).
+        # Weights are stored transposed (inputs x outputs) for the kernel's
+        # column-at-a-time product (see forward).
+        parts, layout, offset = [np.array([self.scale], dtype=np.float32)], [], 1
+        for w, b in zip(self.weights, self.biases):
+            layout.append((w.shape[0], w.shape[1], offset))
+            parts += [w.T.reshape(-1), b]
+            offset += w.size + b.size
+        self.flat = np.concatenate(parts).astype(np.float32)
+        self.layout = np.array(layout, dtype=np.int64)
+
+    @property
+    def shapes(self) -> list[tuple[int, int]]:
+        """(outputs, inputs) of each layer."""
+        return [(int(w.shape[0]), int(w.shape[1])) for w in self.weights]
+
+    def forward_numpy(self, x: np.ndarray) -> float:
+        """The network's output for feature vector ``x``, in plain numpy (the reference)."""
+        h = np.asarray(x, dtype=np.float32)
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            h = w @ h + b
+            if i < len(self.weights) - 1:
+                h = np.maximum(h, np.float32(0))
+        return float(h[0])
+
+    def to_bytes(self) -> bytes:
+        """The file's bytes (see the module docstring)."""
+        meta = json.dumps(self.meta, sort_keys=True).encode("utf-8")
+        head = [MAGIC, struct.pack("<III", FORMAT_VERSION, self.feature_set, len(self.weights))]
+        head += [struct.pack("<II", o, i) for o, i in self.shapes]
+        head += [struct.pack("<fI", self.scale, len(meta)), meta]
+        body = [a.astype("<f4").tobytes() for w, b in zip(self.weights, self.biases) for a in (w, b)]
+        return b"".join(head + body)
+
+
+def _shape_problem(shapes: list[tuple[int, ...]], bias_sizes: list[int]) -> str | None:
+    """Why these layer shapes cannot be a network over hiveai.evaluation.features, or None."""
+    if not 1 <= len(shapes) <= MAX_LAYERS:
+        return f"{len(shapes)} layers (1 to {MAX_LAYERS} expected)"
+    if any(len(s) != 2 or not 1 <= s[0] <= MAX_WIDTH or not 1 <= s[1] <= MAX_WIDTH for s in shapes):
+        return f"layer shapes {shapes} out of range (1 to {MAX_WIDTH})"
+    if shapes[0][1] != N_FEATURES:
+        return f"the first layer takes {shapes[0][1]} inputs, the features are {N_FEATURES}"
+    for i in range(1, len(shapes)):
+        if shapes[i][1] != shapes[i - 1][0]:
+            return f"layer {i + 1} takes {shapes[i][1]} inputs, layer {i} gives {shapes[i - 1][0]}"
+    if shapes[-1][0] != 1:
+        return f"the last layer gives {shapes[-1][0]} outputs, not one score"
+    if list(bias_sizes) != [s[0] for s in shapes]:
+        return "bias sizes do not match the layers"
+    return None
+
+
+def network_from_bytes(data: bytes, name: str = "<bytes>") -> Network:
+    """The network a file's bytes hold; ValueError naming ``name`` and the problem."""
+    def bad(problem: str) -> ValueError:
+        return ValueError(f"network file '{name}': {problem}")
+
+    if not data.startswith(MAGIC):
+        raise bad(f"not a hiveai network file (it does not start with {MAGIC.decode()})")
+    at = len(MAGIC)
+    try:
+        version, feature_set, n = struct.unpack_from("<III", data, at)
+        at += 12
+        if version != FORMAT_VERSION:
+            raise bad(f"format version {version}, this hiveai reads version {FORMAT_VERSION}")
+        if feature_set != FEATURE_SET:
+            raise bad(f"made for feature set {feature_set}, this hiveai computes feature set {FEATURE_SET}: "
+                      "train a network for it (hiveai train)")
+        if not 1 <= n <= MAX_LAYERS:
+            raise bad(f"{n} layers (1 to {MAX_LAYERS} expected)")
+        shapes = [struct.unpack_from("<II", data, at + 8 * i) for i in range(n)]
+        at += 8 * n
+        scale, meta_len = struct.unpack_from("<fI", data, at)
+        at += 8
+        meta = json.loads(data[at:at + meta_len].decode("utf-8")) if meta_len else {}
+        at += meta_len
+    except struct.error:
+        raise bad("cut short in its header") from None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise bad("its metadata is not JSON") from None
+    problem = _shape_problem(shapes, [o for o, _ in shapes])
+    if problem:
+        raise bad(problem)
+    if not (np.isfinite(scale) and scale > 0):
+        raise bad(f"scale {scale} is not a positive number")
+    size = sum(4 * (o * i + o) for o, i in shapes)
+    if len(data) - at != size:
+        raise bad(f"{len(data) - at} bytes of weights, its layer shapes {shapes} need {size}")
+    values = np.frombuffer(data, dtype="<f4", offset=at).astype(np.float32)
+    if not np.all(np.isfinite(values)):
+        raise bad("a weight is not a finite number")
+    weights, biases, k = [], [], 0
+    for o, i in shapes:
+        weights.append(values[k:k + o * i].reshape(o, i))
+        biases.append(values[k + o * i:k + o * i + o])
+        k += o * i + o
+    return Network(weights, biases, float(scale), feature_set, meta if isinstance(meta, dict) else {})
+
+
+def is_network_file(path: str | os.PathLike) -> bool:
+    """Whether the file starts with the network magic word (False if unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+def read_network(path: str | os.PathLike) -> Network:
+    """The network in a file; ValueError naming the file and the problem."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ValueError(f"cannot read network file '{path}': {e.strerror or e}") from None
+    return network_from_bytes(data, str(path))
+
+
+def write_network(path: str | os.PathLike, net: Network) -> None:
+    """Write ``net`` to ``path`` atomically (a kill leaves the old file or the new one)."""
+    from hiveai.durable import replace_atomically_bytes
+
+    replace_atomically_bytes(path, net.to_bytes())
+
+
+def shipped_network() -> Network | None:
+    """The network shipped in the package (:data:`SHIPPED_NETWORK`), None if there is none."""
+    from importlib.resources import files
+
+    resource = files("hiveai.evaluation").joinpath(SHIPPED_NETWORK)
+    if not resource.is_file():
+        return None
+    return network_from_bytes(resource.read_bytes(), f"hiveai/evaluation/{SHIPPED_NETWORK}")
+
+
+@functools.cache
+def _shipped_once() -> Network | None:
+    return shipped_network()
+
+
+def default_network(game_type: str) -> Network | None:
+    """The network that evaluates ``game_type`` when no evaluation is asked for:
+    the shipped one in the game types of :data:`NETWORK_GAME_TYPES`, None (the
+    linear evaluation) in the others. The file is read once and kept.
+
+    >>> default_network("Base+MLP") is default_network("Base+MLP") is not None
+    True
+    >>> default_network("Base") is None
+    True
+    """
+    return _shipped_once() if game_type in NETWORK_GAME_TYPES else None
+
+
+# --- The kernels ------------------------------------------------------------------------
+# A search thread hands the kernels its network as one tuple (kernel_net):
+# (flat, layout, features workspace, features move buffer, feature vector,
+# activations): the weights shared by every thread, the rest its own. No
+# network is an empty ``flat``: the linear evaluation then.
+
+NO_FLAT = np.zeros(0, dtype=np.float32)
+# Mask for indices into a network's arrays (never near 2**31 elements: at most
+# MAX_LAYERS layers of MAX_WIDTH x MAX_WIDTH weights).
+_INDEX = (1 << 31) - 1
+assert MAX_LAYERS * (MAX_WIDTH + 1) * MAX_WIDTH < _INDEX
+NO_LAYOUT = np.zeros((0, 3), dtype=np.int64)
+
+
+def new_activations() -> np.ndarray:
+    """Room for two layers' activations (the widest a file may have)."""
+    return np.zeros(2 * MAX_WIDTH, dtype=np.float32)
+
+
+def kernel_net(net: Network | None) -> tuple:
+    """The tuple a search thread passes the kernels for ``net`` (None: the linear
+    evaluation), with fresh scratch of its own."""
+    from hiveai.evaluation.features import new_scratch
+
+    ws, moves = new_scratch()
+    flat, layout = (NO_FLAT, NO_LAYOUT) if net is None else (net.flat, net.layout)
+    return flat, layout, ws, moves, np.zeros(N_FEATURES, dtype=np.float32), new_activations()
+
+
+@counts_free(nogil=True)
+def forward(flat, layout, x, act):
+    """The network's output for features ``x``: layers from ``flat`` as ``layout``
+    describes them (Network.flat, Network.layout), ReLU between them; ``act``
+    holds two layers' activations (new_activations).
+
+    Column at a time: each layer starts from its biases and adds input i's
+    column of weights (stored transposed) times input i, skipping inputs that
+    are zero. Most are: the features are counts of things a position mostly
+    lacks (other game types, bugs not in play, empty queen rings) and ReLU
+    zeroes about half of each hidden layer. The inner loop runs over outputs,
+    independent sums, so LLVM vectorises it without reordering any float
+    addition (a dot product per output would be one serial chain of adds,
+    since strict float semantics forbid splitting it; measured in
+    docs/network.md). Indices are masked with ``_INDEX`` so numba knows they
+    are not negative and drops its wrap-around fix-up, which otherwise keeps
+    the loop scalar.
+    """
+    half = act.shape[0] // 2
+    n_layers = layout.shape[0]
+    n_in = layout[0, 1]
+    dst = 0
+    for layer in range(n_layers):
+        n_out = layout[layer, 0]
+        w0 = layout[layer, 2]
+        b0 = w0 + n_out * n_in
+        src = dst
+        dst = (layer & 1) * half
+        for o in range(n_out):
+            act[(dst + o) & _INDEX] = flat[(b0 + o) & _INDEX]
+        for i in range(n_in):
+            v = x[i] if layer == 0 else act[(src + i) & _INDEX]
+            if v != 0.0:
+                col = w0 + i * n_out
+                for o in range(n_out):
+                    act[(dst + o) & _INDEX] += v * flat[(col + o) & _INDEX]
+        if layer < n_layers - 1:
+            for o in range(n_out):
+                if act[(dst + o) & _INDEX] < 0.0:
+                    act[(dst + o) & _INDEX] = 0.0
+        n_in = n_out
+    return act[dst]
+
+
+@counts_free(nogil=True)
+def network_score(b, net, pinned):
+    """The network's score of position ``b`` for the side to move: its output
+    clipped to [-1, 1] times the file's scale, an int in the evaluation's units
+    (never a won-game score). ``net``: kernel_net's tuple; ``pinned``: the
+    pinned-piece mask if known, else -1."""
+    flat, layout, ws, moves, feats, act = net
+    features_into(b, ws, moves, feats, pinned)
+    y = forward(flat, layout, feats, act)
+    if y > 1.0:
+        y = 1.0
+    elif y < -1.0:
+        y = -1.0
+    return int(round(y * flat[0]))
+
+
+@counts_free(nogil=True)
+def static_score(b, ws, w, net, pinned):
+    """The static evaluation the search uses: the network's if ``net`` holds
+    one, else hiveai.evaluation.linear's linear one with weights ``w``."""
+    if net[0].shape[0] == 0:
+        return evaluate_pinned(b, ws, w, pinned)
+    return network_score(b, net, pinned)
