@@ -49,6 +49,25 @@ def test_numba_forward_equals_numpy_on_a_file(tmp_path, hidden):
         assert forward(net.flat, net.layout, x, scratch) == pytest.approx(expected, rel=1e-5, abs=1e-5)
 
 
+@pytest.mark.parametrize("hidden", [(18, 10), (7,), (33, 8, 4)])
+def test_numba_forward_adds_in_input_order_bit_for_bit(hidden):
+    """Each output is its bias plus its nonzero inputs' products, added in input
+    order in float32: what the search scored before the pass was vectorised, so
+    the same file gives the same scores (and the bench the same signature)."""
+    rng = np.random.default_rng(10 + len(hidden))
+    net = random_network(rng, hidden)
+    scratch = new_activations()
+    for _ in range(100):
+        x = rng.integers(0, 4, size=N_FEATURES).astype(np.float32) * (rng.random(N_FEATURES) < 0.3)
+        h = x.astype(np.float32)
+        for k, (w, b) in enumerate(zip(net.weights, net.biases)):
+            out = b.copy()
+            for i in np.flatnonzero(h):
+                out = out + h[i] * w[:, i]  # float32 throughout: one rounding per multiply and per add
+            h = np.maximum(out, np.float32(0)) if k < len(net.weights) - 1 else out
+        assert forward(net.flat, net.layout, x.astype(np.float32), scratch) == h[0]
+
+
 def test_round_trip_keeps_every_weight(tmp_path):
     net = random_network(np.random.default_rng(1))
     path = tmp_path / "net.hnn"

@@ -37,6 +37,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array
+
 from hiveai.rules.borrow import counts_free
 from hiveai.evaluation.linear import evaluate_pinned
 from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features_into
@@ -50,6 +55,9 @@ SHIPPED_NETWORK = "network.hnn"  # beside this module in the package
 NETWORK_GAME_TYPES = frozenset({"Base+MLP"})
 MAX_LAYERS = 8
 MAX_WIDTH = 1024
+# The forward pass adds weights LANES at a time (one AVX vector of float32).
+LANES = 8
+assert MAX_WIDTH % LANES == 0
 
 
 @dataclass
@@ -79,14 +87,23 @@ class Network:
         if problem:
             raise ValueError(problem)
         # The kernel's view: the scale, then every layer's weights and biases in
-        # one flat array; per layer (outputs, inputs, offset of its weights).
-        # Weights are stored transposed (inputs x outputs) for the kernel's
-        # column-at-a-time product (see forward).
+        # one flat array; per layer (padded outputs, inputs, offset of its
+        # weights). Weights are stored transposed (inputs x outputs) for the
+        # kernel's column-at-a-time product (see forward), each layer's outputs
+        # padded with zero weights and biases to a multiple of LANES, so a column
+        # is whole vectors; a padded output is 0 and the next layer skips it.
         parts, layout, offset = [np.array([self.scale], dtype=np.float32)], [], 1
+        n_in = N_FEATURES
         for w, b in zip(self.weights, self.biases):
-            layout.append((w.shape[0], w.shape[1], offset))
-            parts += [w.T.reshape(-1), b]
-            offset += w.size + b.size
+            n_out = -(-w.shape[0] // LANES) * LANES
+            columns = np.zeros((n_in, n_out), dtype=np.float32)
+            columns[: w.shape[1], : w.shape[0]] = w.T
+            bias = np.zeros(n_out, dtype=np.float32)
+            bias[: w.shape[0]] = b
+            layout.append((n_out, n_in, offset))
+            parts += [columns.reshape(-1), bias]
+            offset += columns.size + bias.size
+            n_in = n_out
         self.flat = np.concatenate(parts).astype(np.float32)
         self.layout = np.array(layout, dtype=np.int64)
 
@@ -240,10 +257,6 @@ def default_network(game_type: str) -> Network | None:
 # network is an empty ``flat``: the linear evaluation then.
 
 NO_FLAT = np.zeros(0, dtype=np.float32)
-# Mask for indices into a network's arrays (never near 2**31 elements: at most
-# MAX_LAYERS layers of MAX_WIDTH x MAX_WIDTH weights).
-_INDEX = (1 << 31) - 1
-assert MAX_LAYERS * (MAX_WIDTH + 1) * MAX_WIDTH < _INDEX
 NO_LAYOUT = np.zeros((0, 3), dtype=np.int64)
 
 
@@ -262,6 +275,37 @@ def kernel_net(net: Network | None) -> tuple:
     return flat, layout, ws, moves, np.zeros(N_FEATURES, dtype=np.float32), new_activations()
 
 
+@intrinsic
+def _add_scaled_lanes(typingctx, acc, at, w, wat, v):
+    """``acc[at:at + LANES] += v * w[wat:wat + LANES]`` (float32 arrays, float32
+    ``v``) as one vector load, multiply, add and store, without bounds checks:
+    the caller keeps both ranges inside their arrays. Each lane is the scalar
+    ``acc[o] + v * w[o]``, a multiply then an add (not fused), so the sums are
+    the ones a loop over the outputs gives, bit for bit. numba would vectorise
+    that loop too, but at a hidden width of 16 or 24 its run-time alias and
+    remainder checks cost more than the arithmetic (docs/network.md)."""
+    if not (isinstance(acc, types.Array) and isinstance(w, types.Array) and acc.dtype == w.dtype == types.float32):
+        return None
+    sig = types.void(acc, at, w, wat, v)
+
+    def codegen(context, builder, sig, args):
+        acc_v, at_v, w_v, wat_v, v_v = args
+        vec = ir.VectorType(ir.FloatType(), LANES)
+        a = make_array(sig.args[0])(context, builder, value=acc_v)
+        weights = make_array(sig.args[2])(context, builder, value=w_v)
+        pa = builder.bitcast(builder.gep(a.data, [at_v]), vec.as_pointer())
+        pw = builder.bitcast(builder.gep(weights.data, [wat_v]), vec.as_pointer())
+        v32 = context.cast(builder, v_v, sig.args[4], types.float32)
+        lane0 = builder.insert_element(ir.Constant(vec, ir.Undefined), v32, ir.Constant(ir.IntType(32), 0))
+        splat = builder.shuffle_vector(lane0, ir.Constant(vec, ir.Undefined),
+                                       ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+        total = builder.fadd(builder.load(pa, align=4), builder.fmul(splat, builder.load(pw, align=4)))
+        builder.store(total, pa, align=4)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @counts_free(nogil=True)
 def forward(flat, layout, x, act):
     """The network's output for features ``x``: layers from ``flat`` as ``layout``
@@ -272,38 +316,47 @@ def forward(flat, layout, x, act):
     column of weights (stored transposed) times input i, skipping inputs that
     are zero. Most are: the features are counts of things a position mostly
     lacks (other game types, bugs not in play, empty queen rings) and ReLU
-    zeroes about half of each hidden layer. The inner loop runs over outputs,
-    independent sums, so LLVM vectorises it without reordering any float
-    addition (a dot product per output would be one serial chain of adds,
-    since strict float semantics forbid splitting it; measured in
-    docs/network.md). Indices are masked with ``_INDEX`` so numba knows they
-    are not negative and drops its wrap-around fix-up, which otherwise keeps
-    the loop scalar.
+    zeroes about half of each hidden layer. Each output's sum is its bias plus
+    its nonzero inputs' products in input order, as a dot product would add
+    them, and a column is added LANES outputs at a time (_add_scaled_lanes;
+    the widths are padded to whole vectors). The first layer, which reads
+    ``x``, has its own loop: a test per input in the loop over the 151 inputs
+    costs more than the products.
     """
     half = act.shape[0] // 2
     n_layers = layout.shape[0]
+    n_out = layout[0, 0]
     n_in = layout[0, 1]
-    dst = 0
-    for layer in range(n_layers):
+    w0 = layout[0, 2]
+    b0 = w0 + n_in * n_out
+    for o in range(n_out):
+        act[o] = flat[b0 + o]
+    for i in range(n_in):
+        v = x[i]
+        if v != 0.0:
+            col = w0 + i * n_out
+            for c in range(0, n_out, LANES):
+                _add_scaled_lanes(act, c, flat, col + c, v)
+    src = 0
+    for layer in range(1, n_layers):
+        for o in range(n_out):
+            if act[src + o] < 0.0:
+                act[src + o] = 0.0
+        n_in = n_out
         n_out = layout[layer, 0]
         w0 = layout[layer, 2]
-        b0 = w0 + n_out * n_in
-        src = dst
-        dst = (layer & 1) * half
+        b0 = w0 + n_in * n_out
+        dst = half - src
         for o in range(n_out):
-            act[(dst + o) & _INDEX] = flat[(b0 + o) & _INDEX]
+            act[dst + o] = flat[b0 + o]
         for i in range(n_in):
-            v = x[i] if layer == 0 else act[(src + i) & _INDEX]
+            v = act[src + i]
             if v != 0.0:
                 col = w0 + i * n_out
-                for o in range(n_out):
-                    act[(dst + o) & _INDEX] += v * flat[(col + o) & _INDEX]
-        if layer < n_layers - 1:
-            for o in range(n_out):
-                if act[(dst + o) & _INDEX] < 0.0:
-                    act[(dst + o) & _INDEX] = 0.0
-        n_in = n_out
-    return act[dst]
+                for c in range(0, n_out, LANES):
+                    _add_scaled_lanes(act, dst + c, flat, col + c, v)
+        src = dst
+    return act[src]
 
 
 @counts_free(nogil=True)
