@@ -34,7 +34,7 @@ from hiveai.evaluation.features import (
     features,
 )
 from hiveai.rules.hex_grid import neighbour
-from hiveai.rules.movegen import MAX_MOVES, find_pinned, generate_moves, new_workspace
+from hiveai.rules.movegen import MAX_MOVES, count_placements, count_placements_both, find_pinned, generate_moves, new_workspace
 from hiveai.rules.position import HEIGHT, LAST_MOVED, LEVEL, PLY, POS, TOP
 from game_types import EVERY_GAME_TYPE
 
@@ -132,6 +132,27 @@ def test_kernel_matches_plain_python(game_type):
         wrong = [(feature_names()[i], x[i], expected[i]) for i in np.flatnonzero(x != expected)]
         assert not wrong, (board.game_string(), wrong)
         assert np.array_equal(b, board.position_array), "the kernel must restore the position"
+
+
+@pytest.mark.parametrize("game_type", EVERY_GAME_TYPE)
+def test_both_sides_placements_in_one_pass(game_type):
+    """count_placements_both gives what count_placements gives for the side to move
+    and, one ply on, for the other side, from the first ply to the middle game."""
+    ws, buf = new_workspace(), np.empty(MAX_MOVES, dtype=np.int32)
+    rng = random.Random(parse_game_type(game_type))
+    for _ in range(10):
+        board = Board(game_type)
+        for _ in range(40):
+            if board.is_game_over() or not board.legal_moves:
+                break
+            b = board.position_array
+            before = b.copy()
+            both = count_placements_both(b, ws, buf)
+            assert np.array_equal(b, before)
+            other = b.copy()
+            other[PLY] += 1
+            assert both == (count_placements(b, ws, buf), count_placements(other, ws, buf)), board.game_string()
+            board.push(rng.choice(board.legal_moves))
 
 
 def test_feature_set_and_names():

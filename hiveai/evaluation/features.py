@@ -56,7 +56,7 @@ from hiveai.rules.movegen import (
     GAME_TYPE_BITS,
     KIND,
     MAX_MOVES,
-    count_placements,
+    count_placements_both,
     find_pinned,
     generate_movements,
     new_workspace,
@@ -182,6 +182,9 @@ def features_into(b, ws, moves, out, pinned):
 
     # Moves of each side: the side to move's as they are, the other's as if it
     # were its turn (one ply on, nothing stunned); b is restored after.
+    ours, theirs = count_placements_both(b, ws, moves)
+    out[F_PLACEMENTS] = ours
+    out[SIDE_FEATURES + F_PLACEMENTS] = theirs
     ply = b[PLY]
     last = b[LAST_MOVED]
     for s in range(2):
@@ -190,16 +193,21 @@ def features_into(b, ws, moves, out, pinned):
             b[LAST_MOVED] = -1
         colour = side if s == 0 else 1 - side
         o = s * SIDE_FEATURES
-        out[o + F_PLACEMENTS] = count_placements(b, ws, moves)
         n = generate_movements(b, ws, moves, np.int64(0), pinned)
+        # The generator lists each piece's moves together: counted a run at a time.
         movers = 0
-        for i in range(n):
+        i = 0
+        while i < n:
             p = moves[i] >> MOVE_PIECE_SHIFT
+            j = i + 1
+            while j < n and moves[j] >> MOVE_PIECE_SHIFT == p:
+                j += 1
             if (p < PIECES_PER_COLOUR) == (colour == 0):
-                out[o + F_KIND + kinds[p] * PER_KIND + K_MOVES] += 1.0
+                out[o + F_KIND + kinds[p] * PER_KIND + K_MOVES] += j - i
                 movers |= 1 << p
             else:
-                out[o + F_THROWS] += 1.0
+                out[o + F_THROWS] += j - i
+            i = j
         for p in range(N_PIECES):
             if (movers >> p) & 1:
                 out[o + F_KIND + kinds[p] * PER_KIND + K_MOVABLE] += 1.0

@@ -813,6 +813,75 @@ def count_placements(b, ws, moves):
 
 
 @counts_free
+def _walk_border(b, ws, colour, was, then, other):
+    """Walk the empty cells next to ``colour``'s stacks: a cell marked ``then``
+    or ``other`` is passed over, one marked ``was`` is marked ``then``, and
+    any other is marked ``other`` and counted. Returns the count."""
+    k = 0
+    base = colour * PIECES_PER_COLOUR
+    for p in range(base, base + PIECES_PER_COLOUR):
+        c = b[POS + p]
+        if c < 0 or b[TOP + c] != p:
+            continue
+        empty = ~b[NBR + c] & ALL_NEIGHBOURS
+        while empty != 0:
+            e = _nb(c, _LOWEST_BIT[empty])
+            empty &= empty - 1
+            m = ws[WS_MARK + e]
+            if m == then or m == other:
+                continue
+            if m == was:
+                ws[WS_MARK + e] = then
+            else:
+                ws[WS_MARK + e] = other
+                k += 1
+    return k
+
+
+@counts_free
+def count_placements_both(b, ws, moves):
+    """count_placements for the side to move, and for the other side as if it
+    were to move (one ply on), in one walk of each colour's border where two
+    calls would walk it twice and test every cell's neighbours.
+
+    Three walks, with three marks: Black's border is marked ``black``; White's
+    border is walked, its cells marked ``black`` become ``both`` (they touch
+    both colours) and the others ``white``, counted: White's placement cells;
+    Black's border is walked again, and its cells still marked ``black`` are
+    Black's placement cells (marked ``white`` as they are counted, so once).
+
+    Returns (the side to move's count, the other side's). In Critters (whose
+    suicide rule removes placements) and on the first two plies (their own
+    placement rules) it is the two calls. ``moves`` is scratch, as for
+    count_placements.
+    """
+    ply = b[PLY]
+    if _is_critters(b) or ply < 2:
+        ours = count_placements(b, ws, moves)
+        b[PLY] = ply + 1
+        theirs = count_placements(b, ws, moves)
+        b[PLY] = ply
+        return ours, theirs
+    renew_stamps(ws)
+    side = ply & 1
+    npl_us = _placeable_in(b, ws, side, False)
+    b[PLY] = ply + 1
+    npl_them = _placeable_in(b, ws, 1 - side, False)
+    b[PLY] = ply
+    if npl_us == 0 and npl_them == 0:
+        return 0, 0
+    black = new_stamp(ws)
+    both = new_stamp(ws)
+    white = new_stamp(ws)
+    _walk_border(b, ws, 1, -1, both, black)
+    white_cells = _walk_border(b, ws, 0, black, both, white)
+    black_cells = _walk_border(b, ws, 1, -1, both, white)  # the cells still marked black
+    ours = white_cells if side == 0 else black_cells
+    theirs = black_cells if side == 0 else white_cells
+    return npl_us * ours, npl_them * theirs
+
+
+@counts_free
 def _critters_placements(b, ws, moves, n):
     """generate_placements in Critters."""
     return _placements(b, ws, moves, n, True)
