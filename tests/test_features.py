@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hiveai.rules.board import Board
-from hiveai.rules.bug import N_PIECES, PIECES_PER_COLOUR, kind_of, parse_game_type, piece_in_game
+from hiveai.rules.bug import ANT, N_PIECES, PIECES_PER_COLOUR, kind_of, parse_game_type, piece_in_game
 from hiveai.evaluation.features import (
     F_GAME_TYPE,
     F_KIND,
@@ -167,3 +167,111 @@ def test_empty_board():
     assert x[F_GAME_TYPE] == 1 and x[F_PLACEMENTS] == 4
     assert [x[F_KIND + k * PER_KIND + K_HAND] for k in range(5)] == [1, 2, 2, 3, 3]
     assert x[SIDE_FEATURES + F_KIND + K_HAND] == 1 and x[:SIDE_FEATURES].sum() == 4 + 11
+
+
+# --- Feature set 2 ------------------------------------------------------------------
+
+ANT_OR_MOSQUITO_MOVES = {f"{who}_{bug}_moves" for who in ("us", "them") for bug in ("ant", "mosquito")}
+
+
+@pytest.mark.parametrize("game_type", EVERY_GAME_TYPE)
+def test_feature_set_2_is_set_1_but_for_the_ants(game_type):
+    """Every entry of feature set 2 but the ants' and the ant-copying mosquitoes'
+    moves is feature set 1's (in Critters, every entry), and the kernel leaves
+    the position as it found it."""
+    names = feature_names()
+    for board in random_positions(game_type, 12, seed=100 + parse_game_type(game_type)):
+        b = board.position_array
+        one, two = features(b, 1), features(b, 2)
+        assert np.array_equal(b, board.position_array)
+        differ = {names[i] for i in np.flatnonzero(one != two)}
+        if game_type == "Critters":
+            assert not differ, board.game_string()
+        else:
+            assert differ <= ANT_OR_MOSQUITO_MOVES, (board.game_string(), differ)
+
+
+def _slide_groups(b) -> dict[int, int]:
+    """Each empty cell next to the hive -> the size of its group of cells joined by
+    sliding steps (exactly one of the step's two flanking cells occupied), in
+    plain Python."""
+    occupied = {int(b[POS + p]) for p in range(N_PIECES) if b[POS + p] >= 0}
+    border = {neighbour(c, d) for c in occupied for d in range(6)} - occupied
+    group, size = {}, {}
+    for start in border:
+        if start in group:
+            continue
+        todo, members = [start], {start}
+        while todo:
+            x = todo.pop()
+            for d in range(6):
+                y = neighbour(x, d)
+                flanks = (neighbour(x, (d + 5) % 6) in occupied) + (neighbour(x, (d + 1) % 6) in occupied)
+                if y not in occupied and flanks == 1 and y not in members:
+                    members.add(y)
+                    todo.append(y)
+        for x in members:
+            group[x] = start
+        size[start] = len(members)
+    return {x: size[g] for x, g in group.items()} | {("group", x): g for x, g in group.items()}
+
+
+def _ant_reach(b, cell: int) -> int:
+    """Feature set 2's estimate of an ant's moves from ``cell``, in plain Python:
+    the sizes of the groups its first sliding steps enter, less its empty
+    neighbours that touch the hive only through it."""
+    occupied = {int(b[POS + p]) for p in range(N_PIECES) if b[POS + p] >= 0}
+    groups = _slide_groups(b)
+    entered = set()
+    for d in range(6):
+        y = neighbour(cell, d)
+        flanks = (neighbour(cell, (d + 5) % 6) in occupied) + (neighbour(cell, (d + 1) % 6) in occupied)
+        if y not in occupied and flanks == 1:
+            entered.add(groups[("group", y)])
+    total = sum(groups[g] for g in entered)
+    if total:
+        total -= sum(1 for d in range(6) if neighbour(cell, d) not in occupied
+                     and {neighbour(neighbour(cell, d), e) for e in range(6)} & occupied == {cell})
+    return total
+
+
+def _generated_moves(board: Board, colour: int) -> dict[int, int]:
+    """Piece -> how many moves the generator lists for it, ``colour`` to move
+    (the other side one ply on, nothing stunned, as the features count it)."""
+    b = board.position_array
+    if colour != board.ply % 2:
+        b[PLY] += 1
+        b[LAST_MOVED] = -1
+    buf = np.empty(MAX_MOVES, dtype=np.int32)
+    counts: dict[int, int] = {}
+    for code in buf[: generate_moves(b, new_workspace(), buf, 0)]:
+        counts[int(code) >> 10] = counts.get(int(code) >> 10, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("game_type", ["Base", "Base+L"])
+def test_feature_set_2_ant_moves_are_the_slide_groups(game_type):
+    """Without pillbugs or mosquitoes, feature set 2's ant moves are the sum of
+    _ant_reach over the free ants, but for an ant that reaches nothing by that
+    count: it gets its generated moves, as in feature set 1."""
+    checked = 0
+    for board in random_positions(game_type, 25, seed=200 + parse_game_type(game_type)):
+        b = board.position_array
+        x = features(b, 2)
+        pinned = int(find_pinned(b, new_workspace(), int(b[POS + next(p for p in range(N_PIECES) if b[POS + p] >= 0)])))
+        side = board.ply % 2
+        for block, colour in ((0, side), (SIDE_FEATURES, 1 - side)):
+            if b[POS + colour * PIECES_PER_COLOUR] < 0:
+                continue  # nothing moves before the queen is down
+            generated = _generated_moves(board, colour)
+            expected = 0
+            for p in range(colour * PIECES_PER_COLOUR, (colour + 1) * PIECES_PER_COLOUR):
+                c = int(b[POS + p])
+                if kind_of(p, board.game_type) != ANT or c < 0 or int(b[TOP + c]) != p:
+                    continue
+                if (b[LEVEL + p] == 0 and (pinned >> p) & 1) or (colour == side and b[LAST_MOVED] == p):
+                    continue
+                expected += _ant_reach(b, c) or generated.get(p, 0)
+                checked += 1
+            assert x[block + F_KIND + ANT * PER_KIND + K_MOVES] == expected, board.game_string()
+    assert checked > 20

@@ -10,7 +10,9 @@ import pytest
 from game_types import game
 
 from hiveai.rules.board import Board
-from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features
+from hiveai.evaluation.features import FEATURE_SET, FEATURE_SETS, N_FEATURES, features
+
+UNKNOWN_SET = max(FEATURE_SETS) + 1  # a feature set this hiveai does not compute
 from hiveai.evaluation.network import (
     FORMAT_VERSION,
     MAGIC,
@@ -91,6 +93,25 @@ def test_score_of_a_position_is_the_clipped_output_times_the_scale():
     assert np.array_equal(b, board.position_array)
 
 
+def test_a_feature_set_2_network_reads_feature_set_2(tmp_path):
+    """A file made for feature set 2 round-trips with its set, and the kernel
+    scores a position from that set's features (which differ from set 1's
+    here: the ants' moves are estimated)."""
+    rng = np.random.default_rng(4)
+    net = random_network(rng, (8,), scale=1000.0)
+    two = Network(net.weights, net.biases, net.scale, feature_set=2)
+    write_network(tmp_path / "two.hnn", two)
+    two = read_network(tmp_path / "two.hnn")
+    assert two.feature_set == 2
+    board = Board.parse("Base;InProgress;White[8];wB1;bS1 wB1-;wA1 -wB1;bG1 bS1/;wQ -wA1;bA1 bS1\\;wQ \\wA1;"
+                        "bQ /bA1;wS1 /wA1;bA2 -bQ;wA2 \\wQ;bG2 bG1/;wA2 bA1-;bG3 -bG2")
+    b = board.position_array
+    assert not np.array_equal(features(b, 1), features(b, 2))
+    for which, kernel in ((1, net), (2, two)):
+        expected = min(max(kernel.forward_numpy(features(b, which)), -1.0), 1.0) * 1000.0
+        assert abs(network_score(b, kernel_net(kernel), -1) - expected) <= 0.5 + 1e-3
+
+
 def _header(version=FORMAT_VERSION, feature_set=FEATURE_SET, shapes=((1, N_FEATURES),), scale=1.0, meta=b""):
     head = MAGIC + struct.pack("<III", version, feature_set, len(shapes))
     head += b"".join(struct.pack("<II", o, i) for o, i in shapes)
@@ -104,7 +125,7 @@ GOOD = _header() + np.zeros(N_FEATURES + 1, dtype="<f4").tobytes()
     (b"[*]\ntempo = 3\n", "not a hiveai network file"),
     (GOOD[:len(MAGIC) + 6], "cut short in its header"),
     (_header(version=FORMAT_VERSION + 1) + GOOD[len(_header()):], f"format version {FORMAT_VERSION + 1}"),
-    (_header(feature_set=FEATURE_SET + 1) + GOOD[len(_header()):], f"made for feature set {FEATURE_SET + 1}"),
+    (_header(feature_set=UNKNOWN_SET) + GOOD[len(_header()):], f"made for feature set {UNKNOWN_SET}"),
     (_header(shapes=((1, N_FEATURES - 1),)), f"takes {N_FEATURES - 1} inputs"),
     (_header(shapes=((4, N_FEATURES), (1, 3))), "layer 2 takes 3 inputs, layer 1 gives 4"),
     (_header(shapes=((2, N_FEATURES),)), "gives 2 outputs"),
@@ -170,7 +191,7 @@ def test_eval_file_loads_a_network_and_a_bad_one_changes_nothing(engine, tmp_pat
     engine.cmd1("newgame Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
     assert engine.cmd("bestmove depth 2")[-1]  # searches with the network
     other = tmp_path / "other.hnn"
-    other.write_bytes(_header(feature_set=FEATURE_SET + 1) + GOOD[len(_header()):])
+    other.write_bytes(_header(feature_set=UNKNOWN_SET) + GOOD[len(_header()):])
     reply = engine.cmd1(f"options set EvalFile {other}")
     assert reply.startswith("err EvalFile: network file") and "other.hnn" in reply and "feature set" in reply
     cut = tmp_path / "cut.hnn"

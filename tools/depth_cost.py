@@ -34,6 +34,7 @@ import argparse
 import re
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -82,13 +83,15 @@ def _search(args: argparse.Namespace) -> None:
     hp, irrev = len(game) - 1, _last_placement_index(board)
     weights = weights_for(searcher.weights, board.game_type_string)
     excl = np.zeros(0, dtype=np.int32)
+    began = time.perf_counter()
     for depth in range(1, args.depth + 1):
         ctl[CTL_ITER_DEPTH] = depth
         score = search_root(b, main.ws, weights, main.net, main.moves, main.order, main.sd, path, searcher._keys,
                             searcher._data, searcher._busy, ctl, excl, np.int64(depth), np.int64(hp),
                             np.int64(irrev))
     print(f"{args.position} depth {args.depth} ({'network' if network is not None else 'linear'}): "
-          f"nodes {ctl[CTL_NODES]} evals {ctl[CTL_EVALS]} eval-cache hits {ctl[CTL_EVAL_HITS]} score {score}")
+          f"nodes {ctl[CTL_NODES]} evals {ctl[CTL_EVALS]} eval-cache hits {ctl[CTL_EVAL_HITS]} score {score} "
+          f"({time.perf_counter() - began:.3f} s)")
 
 
 def weights_for_all():

@@ -42,7 +42,9 @@ import numpy as np
 from hiveai.rules.borrow import counts_free
 from hiveai.rules.bug import KIND_NAMES as BUG_NAMES
 from hiveai.rules.bug import (
+    ANT,
     CRITTERS,
+    MOSQUITO,
     N_ALL_KINDS,
     N_GAME_TYPES,
     N_PIECES,
@@ -53,19 +55,38 @@ from hiveai.rules.bug import (
 from hiveai.rules.hex_grid import CELL_MASK, DIR_OFFSET
 from hiveai.rules.movegen import (
     CRITTERS_KIND,
+    DIR_STEP,
     GAME_TYPE_BITS,
+    HOLE_BIT,
     KIND,
+    LOWEST_BIT,
     MAX_MOVES,
+    WS_LOW,
+    WS_MARK,
+    WS_QUEUE,
+    count_placements,
     count_placements_both,
     find_pinned,
     generate_movements,
+    new_stamp,
     new_workspace,
+    piece_destinations,
+    placeable_count,
+    renew_stamps,
+    slide_directions,
+    throwers,
 )
-from hiveai.rules.position import GAME_TYPE, HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, PLY, POS, TOP, some_piece_cell
+from hiveai.rules.position import (
+    ALL_NEIGHBOURS, BIT_COUNT, GAME_TYPE, HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, NBR, PLY, POS, TOP,
+    some_piece_cell,
+)
 
 # Bump the id whenever the layout or a feature's meaning changes: network files
 # carry it, so a network trained on other features is refused, not misread.
 FEATURE_SET = 1
+# Every set this hiveai computes (a network file names one): 1, and 2, the same
+# layout with the ants' moves estimated once per position (features2_into).
+FEATURE_SETS = (1, 2)
 
 F_QUEEN_NBR = 0  # friend pinned, friend free, enemy pinned, enemy free
 F_QUEEN_COVERED = 4
@@ -110,9 +131,9 @@ def new_scratch() -> tuple[np.ndarray, np.ndarray]:
     return new_workspace(), np.empty(MAX_MOVES, dtype=np.int32)
 
 
-def features(b: np.ndarray) -> np.ndarray:
+def features(b: np.ndarray, feature_set: int = FEATURE_SET) -> np.ndarray:
     """The feature vector of position ``b`` (a flat position array, as
-    Board.position_array gives it), as float32.
+    Board.position_array gives it) in ``feature_set``, as float32.
 
     >>> from hiveai.rules.board import Board
     >>> board = Board("Base")
@@ -122,20 +143,77 @@ def features(b: np.ndarray) -> np.ndarray:
     >>> int(x[F_KIND + 4 * PER_KIND + K_HAND]), int(x[SIDE_FEATURES + F_KIND + 4 * PER_KIND + K_HAND])
     (3, 2)
     """
+    if feature_set not in FEATURE_SETS:
+        raise ValueError(f"feature set {feature_set}: this hiveai computes {', '.join(map(str, FEATURE_SETS))}")
     ws, moves = new_scratch()
     out = np.zeros(N_FEATURES, dtype=np.float32)
-    features_into(b, ws, moves, out, -1)
+    features_of_set_into(b, ws, moves, out, -1, feature_set)
     return out
 
 
 @counts_free(nogil=True)
+def features_of_set_into(b, ws, moves, out, pinned, feature_set):
+    """:func:`features_into` (feature set 1) or :func:`features2_into` (2), as ``feature_set`` says."""
+    if feature_set == 2:
+        features2_into(b, ws, moves, out, pinned)
+    else:
+        features_into(b, ws, moves, out, pinned)
+
+
+@counts_free(nogil=True)
 def features_into(b, ws, moves, out, pinned):
-    """Write the feature vector of ``b`` into ``out`` (float32, N_FEATURES long).
+    """Write the feature vector of ``b`` (feature set 1) into ``out`` (float32, N_FEATURES long).
 
     ``pinned``: the position's pinned-piece mask (movegen.find_pinned) when the
     caller knows it (the search does), else -1. ``ws``/``moves`` are scratch (new_scratch). ``b`` is changed while the
     other side's moves are generated and restored before returning.
     """
+    pinned = _pieces_into(b, ws, out, pinned)
+    gt = b[GAME_TYPE] & GAME_TYPE_BITS
+    kinds = CRITTERS_KIND if gt == CRITTERS else KIND
+    side = b[PLY] & 1
+
+    # Moves of each side: the side to move's as they are, the other's as if it
+    # were its turn (one ply on, nothing stunned); b is restored after.
+    ours, theirs = count_placements_both(b, ws, moves)
+    out[F_PLACEMENTS] = ours
+    out[SIDE_FEATURES + F_PLACEMENTS] = theirs
+    ply = b[PLY]
+    last = b[LAST_MOVED]
+    for s in range(2):
+        if s == 1:
+            b[PLY] = ply + 1
+            b[LAST_MOVED] = -1
+        colour = side if s == 0 else 1 - side
+        o = s * SIDE_FEATURES
+        n = generate_movements(b, ws, moves, np.int64(0), pinned)
+        # The generator lists each piece's moves together: counted a run at a time.
+        movers = 0
+        i = 0
+        while i < n:
+            p = moves[i] >> MOVE_PIECE_SHIFT
+            j = i + 1
+            while j < n and moves[j] >> MOVE_PIECE_SHIFT == p:
+                j += 1
+            if (p < PIECES_PER_COLOUR) == (colour == 0):
+                out[o + F_KIND + kinds[p] * PER_KIND + K_MOVES] += j - i
+                movers |= 1 << p
+            else:
+                out[o + F_THROWS] += j - i
+            i = j
+        for p in range(N_PIECES):
+            if (movers >> p) & 1:
+                out[o + F_KIND + kinds[p] * PER_KIND + K_MOVABLE] += 1.0
+    b[PLY] = ply
+    b[LAST_MOVED] = last
+    return out
+
+
+@counts_free
+def _pieces_into(b, ws, out, pinned):
+    """The entries of both feature sets that need no move generation: the game
+    type, pieces in hand, buried, pinned, stacks, and around each queen (``out``
+    zeroed first). Returns the pinned-piece mask (computed if ``pinned`` < 0)."""
     out[:] = 0.0
     gt = b[GAME_TYPE] & GAME_TYPE_BITS
     kinds = CRITTERS_KIND if gt == CRITTERS else KIND
@@ -179,40 +257,194 @@ def features_into(b, ws, moves, out, pinned):
             stuck = b[LEVEL + q] == 0 and (pinned >> q) & 1
             out[o + F_QUEEN_NBR + 2 * int(enemy) + (0 if stuck else 1)] += 1.0
             out[o + F_KIND + kinds[q] * PER_KIND + (K_TOUCH_ENEMY if enemy else K_TOUCH_FRIEND)] += 1.0
+    return pinned
 
-    # Moves of each side: the side to move's as they are, the other's as if it
-    # were its turn (one ply on, nothing stunned); b is restored after.
-    ours, theirs = count_placements_both(b, ws, moves)
-    out[F_PLACEMENTS] = ours
-    out[SIDE_FEATURES + F_PLACEMENTS] = theirs
+
+# --- Feature set 2 -------------------------------------------------------------------
+# Feature set 1 with the ants' mobility estimated once for the whole position:
+# the empty cells next to the hive are labelled once into the groups a piece
+# sliding along the hive can reach from one another (one flood fill of each,
+# shared by every ant and ant-copying mosquito of both sides), where feature
+# set 1 floods the hive once per ant. An ant's moves are the size of the groups
+# its first steps enter, measured with the ant still in place (taking it away
+# may open a gate or leave a cell out of touch: rare, and not counted). The
+# same walk classes every cell by the colours around it, which gives both
+# sides' placements. Every other bug's moves, and the throws, are generated as
+# in feature set 1, one piece at a time (movegen.piece_destinations). In
+# Critters (ants of at most five steps) feature set 2 is feature set 1.
+
+# Where the group sizes are kept: at the end of the features' move buffer,
+# group g at moves[_GROUP_SIZE - g] (the per-piece generation writes from 0 up).
+_GROUP_SIZE = MAX_MOVES - 1
+
+
+@counts_free
+def _border_groups(b, ws, moves):
+    """Label the empty cells next to the hive with their slide group: the
+    cell's group in ws[WS_LOW + cell] (free scratch outside find_pinned), each
+    group's size at moves[_GROUP_SIZE - group]. Returns (White's placement
+    cells, Black's): the cells whose neighbours are all of that colour.
+
+    Each piece's empty neighbours not labelled yet start a group, flooded by
+    sliding steps (nothing lifted), each cell's occupied neighbours read for
+    their colours on the way.
+    """
+    renew_stamps(ws)
+    seen = new_stamp(ws)
+    groups = 0
+    white_cells = 0
+    black_cells = 0
+    for p in range(N_PIECES):
+        c = b[POS + p]
+        if c < 0 or b[TOP + c] != p:
+            continue
+        empty = ~b[NBR + c] & ALL_NEIGHBOURS
+        while empty != 0:
+            e = (c + DIR_STEP[LOWEST_BIT[empty]]) & CELL_MASK
+            empty &= empty - 1
+            if ws[WS_MARK + e] == seen:
+                continue
+            ws[WS_MARK + e] = seen
+            ws[WS_LOW + e] = groups
+            ws[WS_QUEUE] = e
+            head, tail = 0, 1
+            while head < tail:
+                x = ws[WS_QUEUE + head]
+                head += 1
+                around = b[NBR + x] & ALL_NEIGHBOURS
+                colours = 0  # bit 0: a White stack next to x, bit 1: a Black one
+                while around != 0:
+                    q = b[TOP + ((x + DIR_STEP[LOWEST_BIT[around]]) & CELL_MASK)]
+                    around &= around - 1
+                    colours |= 2 if q >= PIECES_PER_COLOUR else 1
+                if colours == 1:
+                    white_cells += 1
+                elif colours == 2:
+                    black_cells += 1
+                steps = slide_directions(b, x, x)
+                while steps != 0:
+                    y = (x + DIR_STEP[LOWEST_BIT[steps]]) & CELL_MASK
+                    steps &= steps - 1
+                    if ws[WS_MARK + y] != seen:
+                        ws[WS_MARK + y] = seen
+                        ws[WS_LOW + y] = groups
+                        ws[WS_QUEUE + tail] = y
+                        tail += 1
+            moves[_GROUP_SIZE - groups] = tail
+            groups += 1
+    return white_cells, black_cells
+
+
+@counts_free
+def _slide_reach(b, ws, moves, c):
+    """Cells an ant on cell ``c`` reaches, estimated: the sizes of the groups
+    (_border_groups) its first sliding steps enter, each group once."""
+    steps = slide_directions(b, c, c)
+    total = 0
+    g0 = -1  # the groups counted (a cell has six neighbours: at most three groups)
+    g1 = -1
+    while steps != 0:
+        y = (c + DIR_STEP[LOWEST_BIT[steps]]) & CELL_MASK
+        steps &= steps - 1
+        g = ws[WS_LOW + y]
+        if g == g0 or g == g1:
+            continue
+        if g0 < 0:
+            g0 = g
+        elif g1 < 0:
+            g1 = g
+        total += moves[_GROUP_SIZE - g]
+    # Less the empty cells that touch the hive only through the ant: out of
+    # touch once it leaves (their group was counted: they are its neighbours).
+    if total > 0:
+        empty = ~b[NBR + c] & ALL_NEIGHBOURS
+        while empty != 0:
+            d = LOWEST_BIT[empty]
+            empty &= empty - 1
+            y = (c + DIR_STEP[d]) & CELL_MASK
+            if BIT_COUNT[b[NBR + y] & ALL_NEIGHBOURS] == 1:
+                total -= 1
+    return total
+
+
+@counts_free
+def _beside_thrower(c, t0, t1):
+    """Whether cell ``c`` is next to a thrower's cell (throwers(); -1: none)."""
+    return (t0 >= 0 and HOLE_BIT[(t0 - c) & CELL_MASK] != 0) or (t1 >= 0 and HOLE_BIT[(t1 - c) & CELL_MASK] != 0)
+
+
+@counts_free
+def _touches_ant(b, c):
+    """Whether a stack next to cell ``c`` has an ant on top."""
+    around = b[NBR + c] & ALL_NEIGHBOURS
+    while around != 0:
+        q = b[TOP + ((c + DIR_STEP[LOWEST_BIT[around]]) & CELL_MASK)]
+        around &= around - 1
+        if KIND[q] == ANT:
+            return True
+    return False
+
+
+@counts_free(nogil=True)
+def features2_into(b, ws, moves, out, pinned):
+    """Write the feature vector of ``b`` in feature set 2 (the block comment
+    above) into ``out``; arguments as :func:`features_into`."""
+    gt = b[GAME_TYPE] & GAME_TYPE_BITS
+    if gt == CRITTERS:
+        features_into(b, ws, moves, out, pinned)
+        return out
+    pinned = _pieces_into(b, ws, out, pinned)
+    side = b[PLY] & 1
     ply = b[PLY]
     last = b[LAST_MOVED]
+    white_cells = 0
+    black_cells = 0
+    if some_piece_cell(b) >= 0:
+        white_cells, black_cells = _border_groups(b, ws, moves)
     for s in range(2):
-        if s == 1:
-            b[PLY] = ply + 1
-            b[LAST_MOVED] = -1
         colour = side if s == 0 else 1 - side
         o = s * SIDE_FEATURES
-        n = generate_movements(b, ws, moves, np.int64(0), pinned)
-        # The generator lists each piece's moves together: counted a run at a time.
-        movers = 0
-        i = 0
-        while i < n:
-            p = moves[i] >> MOVE_PIECE_SHIFT
-            j = i + 1
-            while j < n and moves[j] >> MOVE_PIECE_SHIFT == p:
-                j += 1
-            if (p < PIECES_PER_COLOUR) == (colour == 0):
-                out[o + F_KIND + kinds[p] * PER_KIND + K_MOVES] += j - i
-                movers |= 1 << p
+        base = colour * PIECES_PER_COLOUR
+        b[PLY] = ply + s  # the other side as if it were to move: one ply on
+        out[o + F_PLACEMENTS] = count_placements(b, ws, moves) if ply + s < 2 else \
+            placeable_count(b, ws) * (white_cells if colour == 0 else black_cells)
+        b[PLY] = ply
+        if b[POS + base] < 0:
+            continue  # no movement before the queen is down
+        stunned = last if s == 0 else -1
+        t0, t1 = throwers(b, base, stunned)
+        for x in range(base, base + PIECES_PER_COLOUR):
+            xc = b[POS + x]
+            if xc < 0 or b[TOP + xc] != x or x == stunned or (b[LEVEL + x] == 0 and (pinned >> x) & 1):
+                continue
+            k = KIND[x]
+            if k == ANT or (k == MOSQUITO and b[LEVEL + x] == 0 and _touches_ant(b, xc)):
+                n = _slide_reach(b, ws, moves, xc)
+                if n == 0:
+                    n = piece_destinations(b, ws, moves, x, True, t0, t1)  # stuck as an ant: the rest, as they are
+                elif _beside_thrower(xc, t0, t1):
+                    n += piece_destinations(b, ws, moves, x, False, t0, t1)  # its throws (some may repeat a walk)
+            elif k == QUEEN and t0 < 0:
+                n = BIT_COUNT[slide_directions(b, xc, xc)]  # one sliding step: no cell twice
             else:
-                out[o + F_THROWS] += j - i
-            i = j
-        for p in range(N_PIECES):
-            if (movers >> p) & 1:
-                out[o + F_KIND + kinds[p] * PER_KIND + K_MOVABLE] += 1.0
-    b[PLY] = ply
-    b[LAST_MOVED] = last
+                n = piece_destinations(b, ws, moves, x, True, t0, t1)
+            if n > 0:
+                out[o + F_KIND + k * PER_KIND + K_MOVES] += n
+                out[o + F_KIND + k * PER_KIND + K_MOVABLE] += 1.0
+        # The enemy pieces it can throw: those beside a thrower (each once).
+        for i in range(2):
+            t = t0 if i == 0 else t1
+            if t < 0:
+                continue
+            around = b[NBR + t] & ALL_NEIGHBOURS
+            while around != 0:
+                xc = (t + DIR_STEP[LOWEST_BIT[around]]) & CELL_MASK
+                around &= around - 1
+                x = b[TOP + xc]
+                if (x >= base and x < base + PIECES_PER_COLOUR) or x == stunned or b[HEIGHT + xc] != 1 \
+                        or (pinned >> x) & 1 or (i == 1 and HOLE_BIT[(t0 - xc) & CELL_MASK] != 0):
+                    continue
+                out[o + F_THROWS] += piece_destinations(b, ws, moves, x, False, t0, t1)
     return out
 
 

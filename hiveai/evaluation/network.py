@@ -44,7 +44,7 @@ from numba.np.arrayobj import make_array
 
 from hiveai.rules.borrow import counts_free
 from hiveai.evaluation.linear import evaluate_pinned
-from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features_into
+from hiveai.evaluation.features import FEATURE_SET, FEATURE_SETS, N_FEATURES, features_of_set_into
 
 MAGIC = b"HIVEAINN"
 FORMAT_VERSION = 1
@@ -86,9 +86,12 @@ class Network:
         problem = _shape_problem([w.shape for w in self.weights], [b.shape[0] for b in self.biases])
         if problem:
             raise ValueError(problem)
+        if self.feature_set not in FEATURE_SETS:
+            raise ValueError(f"feature set {self.feature_set}: this hiveai computes "
+                             f"{', '.join(map(str, FEATURE_SETS))}")
         # The kernel's view: the scale, then every layer's weights and biases in
         # one flat array; per layer (padded outputs, inputs, offset of its
-        # weights). Weights are stored transposed (inputs x outputs) for the
+        # weights, the feature set the first layer reads). Weights are stored transposed (inputs x outputs) for the
         # kernel's column-at-a-time product (see forward), each layer's outputs
         # padded with zero weights and biases to a multiple of LANES, so a column
         # is whole vectors; a padded output is 0 and the next layer skips it.
@@ -100,7 +103,7 @@ class Network:
             columns[: w.shape[1], : w.shape[0]] = w.T
             bias = np.zeros(n_out, dtype=np.float32)
             bias[: w.shape[0]] = b
-            layout.append((n_out, n_in, offset))
+            layout.append((n_out, n_in, offset, self.feature_set))
             parts += [columns.reshape(-1), bias]
             offset += columns.size + bias.size
             n_in = n_out
@@ -162,8 +165,9 @@ def network_from_bytes(data: bytes, name: str = "<bytes>") -> Network:
         at += 12
         if version != FORMAT_VERSION:
             raise bad(f"format version {version}, this hiveai reads version {FORMAT_VERSION}")
-        if feature_set != FEATURE_SET:
-            raise bad(f"made for feature set {feature_set}, this hiveai computes feature set {FEATURE_SET}: "
+        if feature_set not in FEATURE_SETS:
+            raise bad(f"made for feature set {feature_set}, this hiveai computes feature sets "
+                      f"{', '.join(map(str, FEATURE_SETS))}: "
                       "train a network for it (hiveai train)")
         if not 1 <= n <= MAX_LAYERS:
             raise bad(f"{n} layers (1 to {MAX_LAYERS} expected)")
@@ -257,7 +261,7 @@ def default_network(game_type: str) -> Network | None:
 # network is an empty ``flat``: the linear evaluation then.
 
 NO_FLAT = np.zeros(0, dtype=np.float32)
-NO_LAYOUT = np.zeros((0, 3), dtype=np.int64)
+NO_LAYOUT = np.zeros((0, 4), dtype=np.int64)
 
 
 def new_activations() -> np.ndarray:
@@ -366,7 +370,7 @@ def network_score(b, net, pinned):
     (never a won-game score). ``net``: kernel_net's tuple; ``pinned``: the
     pinned-piece mask if known, else -1."""
     flat, layout, ws, moves, feats, act = net
-    features_into(b, ws, moves, feats, pinned)
+    features_of_set_into(b, ws, moves, feats, pinned, layout[0, 3])
     y = forward(flat, layout, feats, act)
     if y > 1.0:
         y = 1.0

@@ -153,6 +153,7 @@ for _d, _offset in enumerate(DIR_OFFSET):
     HOLE_BIT[_offset & CELL_MASK] = 1 << _d
 # Direction of the lowest set bit of a six-bit neighbour mask.
 _LOWEST_BIT = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(64)], dtype=np.int64)
+LOWEST_BIT = _LOWEST_BIT  # public: hiveai.evaluation.features walks neighbour masks too
 
 
 @counts_free
@@ -882,6 +883,13 @@ def count_placements_both(b, ws, moves):
 
 
 @counts_free
+def placeable_count(b, ws):
+    """How many bugs the side to move may place now (one of each kind in hand,
+    the opening's queen rules applied; standard game types)."""
+    return _placeable_in(b, ws, b[PLY] & 1, False)
+
+
+@counts_free
 def _critters_placements(b, ws, moves, n):
     """generate_placements in Critters."""
     return _placements(b, ws, moves, n, True)
@@ -941,26 +949,7 @@ def _movements(b, ws, moves, n, pinned, critters):
     if pinned < 0:
         pinned = find_pinned(b, ws, b[POS + base])
     ws[WS_PINNED] = pinned
-    # Throwers: own uncovered pillbug, or own ground mosquito touching a pillbug.
-    t0 = -1
-    t1 = -1
-    if b[GAME_TYPE] & EXP_PILLBUG:
-        for p in (base + _PILLBUG_INDEX, base + _MOSQUITO_INDEX):
-            c = b[POS + p]
-            if c < 0 or p == last or b[HEIGHT + c] != 1:
-                continue
-            if KIND[p] == MOSQUITO:
-                touches = False
-                for d in range(6):
-                    q = b[TOP + _nb(c, d)]
-                    if q >= 0 and KIND[q] == PILLBUG:
-                        touches = True
-                if not touches:
-                    continue
-            if t0 < 0:
-                t0 = c
-            else:
-                t1 = c
+    t0, t1 = throwers(b, base, last)
     for x in range(N_PIECES):
         xc = b[POS + x]
         if xc < 0 or b[TOP + xc] != x or x == last:
@@ -986,6 +975,62 @@ def _movements(b, ws, moves, n, pinned, critters):
         b[HEIGHT + xc] += 1
     if critters and (gt & RELAX_SUICIDE) == 0:
         n = _drop_suicides(b, moves, start, n, side)
+    return n
+
+
+@counts_free(inline="always")
+def throwers(b, base, last):
+    """The cells (t0, t1; -1: none) of the pieces that can throw for the side
+    whose first piece is ``base``: its uncovered pillbug, and its mosquito on
+    the ground touching a pillbug, unless stunned (``last``, the piece moved
+    last, -1 for none)."""
+    t0 = -1
+    t1 = -1
+    if b[GAME_TYPE] & EXP_PILLBUG:
+        for p in (base + _PILLBUG_INDEX, base + _MOSQUITO_INDEX):
+            c = b[POS + p]
+            if c < 0 or p == last or b[HEIGHT + c] != 1:
+                continue
+            if KIND[p] == MOSQUITO:
+                touches = False
+                for d in range(6):
+                    q = b[TOP + _nb(c, d)]
+                    if q >= 0 and KIND[q] == PILLBUG:
+                        touches = True
+                if not touches:
+                    continue
+            if t0 < 0:
+                t0 = c
+            else:
+                t1 = c
+    return t0, t1
+
+
+@counts_free
+def piece_destinations(b, ws, moves, x, own, t0, t1):
+    """The destinations generate_movements lists for piece ``x`` in a standard
+    game type, at moves[0:]; returns how many. Its own moves if ``own`` (its
+    side is to move), then, if it is alone on its cell, its throws by the
+    throwers on cells t0 and t1 (throwers(); -1: none), each cell once, by the
+    generator's own code for its bug. The caller checks what
+    generate_movements checks first: x is on top of its stack, not stunned,
+    not pinned unless on the hive, and its side's queen is down."""
+    renew_stamps(ws)
+    xc = b[POS + x]
+    stamp = new_stamp(ws)
+    n = np.int64(0)
+    b[HEIGHT + xc] -= 1  # lifted, as generate_movements lifts it
+    if own:
+        k = KIND[x]
+        if k == MOSQUITO:
+            n = _mosquito(b, ws, stamp, moves, n, x, xc)
+        else:
+            n = _moves_as(b, ws, stamp, moves, n, x, xc, k)
+    if t0 >= 0 and b[HEIGHT + xc] == 0:
+        n = _throws(b, ws, stamp, moves, n, x, xc, t0)
+        if t1 >= 0:
+            n = _throws(b, ws, stamp, moves, n, x, xc, t1)
+    b[HEIGHT + xc] += 1
     return n
 
 

@@ -142,9 +142,12 @@ class Dataset:
         return len(self.scores)
 
 
-def dataset(records: list[dict], labels: dict[str, dict]) -> Dataset:
-    """Replay the games and compute the features of each labelled position."""
-    from hiveai.evaluation.features import N_FEATURES, features_into, new_scratch
+def dataset(records: list[dict], labels: dict[str, dict], feature_set: int | None = None) -> Dataset:
+    """Replay the games and compute the features of each labelled position
+    (in ``feature_set``, hiveai.evaluation.features.FEATURE_SET by default)."""
+    from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features_of_set_into, new_scratch
+
+    feature_set = FEATURE_SET if feature_set is None else feature_set
 
     ws, buf = new_scratch()
     xs, scores, results = [], [], []
@@ -158,7 +161,7 @@ def dataset(records: list[dict], labels: dict[str, dict]) -> Dataset:
         for ply, move in enumerate(r["moves"]):
             if ply in at:
                 x = np.zeros(N_FEATURES, dtype=np.float32)
-                features_into(board.position_array, ws, buf, x, -1)
+                features_of_set_into(board.position_array, ws, buf, x, -1, feature_set)
                 xs.append(x)
                 scores.append(at[ply])
                 results.append(white if ply % 2 == 0 else -white)
@@ -207,8 +210,10 @@ def r2(y: np.ndarray, pred: np.ndarray) -> float:
 
 def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, scale: float = SCALE,
         result_weight: float = RESULT_WEIGHT, seed: int = 1, max_iter: int = 300,
-        meta: dict | None = None):
+        meta: dict | None = None, feature_set: int | None = None):
     """Fit the network and the linear baseline; returns (Network, FitReport).
+    ``feature_set``: the set the datasets' features are in (the file records
+    it; hiveai.evaluation.features.FEATURE_SET by default).
 
     Needs scikit-learn (``pip install 'hiveai[train]'``)."""
     try:
@@ -245,7 +250,8 @@ def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, s
     biases[0] = biases[0] - weights[0] @ (mu / sigma)
     weights[0] = weights[0] / sigma
     net = Network(weights, biases, scale, meta=dict(meta or {}, hidden=list(hidden), scale=scale,
-                                                    result_weight=result_weight))
+                                                    result_weight=result_weight),
+                  **({} if feature_set is None else {"feature_set": feature_set}))
     pred_net = np.array([net.forward_numpy(x) for x in holdout.x])
     pred_lin = linear.predict(z_held)
     report = FitReport(len(train), len(holdout), r2(y_held, pred_net), r2(y_held, pred_lin),
