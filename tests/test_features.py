@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hiveai.rules.board import Board
-from hiveai.rules.bug import ANT, N_PIECES, PIECES_PER_COLOUR, kind_of, parse_game_type, piece_in_game
+from hiveai.rules.bug import ANT, LADYBUG, N_PIECES, PIECES_PER_COLOUR, SPIDER, kind_of, parse_game_type, piece_in_game
 from hiveai.evaluation.features import (
     F_GAME_TYPE,
     F_KIND,
@@ -171,14 +171,15 @@ def test_empty_board():
 
 # --- Feature set 2 ------------------------------------------------------------------
 
-ANT_OR_MOSQUITO_MOVES = {f"{who}_{bug}_moves" for who in ("us", "them") for bug in ("ant", "mosquito")}
+# What feature set 2 estimates: the moves of ants, spiders, ladybugs and mosquitoes, and whether a spider can move.
+ESTIMATED = {f"{who}_{bug}_moves" for who in ("us", "them") for bug in ("ant", "spider", "ladybug", "mosquito")} \
+    | {"us_spider_movable", "them_spider_movable"}
 
 
 @pytest.mark.parametrize("game_type", EVERY_GAME_TYPE)
-def test_feature_set_2_is_set_1_but_for_the_ants(game_type):
-    """Every entry of feature set 2 but the ants' and the ant-copying mosquitoes'
-    moves is feature set 1's (in Critters, every entry), and the kernel leaves
-    the position as it found it."""
+def test_feature_set_2_is_set_1_but_for_what_it_estimates(game_type):
+    """Every entry of feature set 2 but those it estimates is feature set 1's (in
+    Critters, every entry), and the kernel leaves the position as it found it."""
     names = feature_names()
     for board in random_positions(game_type, 12, seed=100 + parse_game_type(game_type)):
         b = board.position_array
@@ -188,7 +189,7 @@ def test_feature_set_2_is_set_1_but_for_the_ants(game_type):
         if game_type == "Critters":
             assert not differ, board.game_string()
         else:
-            assert differ <= ANT_OR_MOSQUITO_MOVES, (board.game_string(), differ)
+            assert differ <= ESTIMATED, (board.game_string(), differ)
 
 
 def _slide_groups(b) -> dict[int, int]:
@@ -250,28 +251,42 @@ def _generated_moves(board: Board, colour: int) -> dict[int, int]:
 
 
 @pytest.mark.parametrize("game_type", ["Base", "Base+L"])
-def test_feature_set_2_ant_moves_are_the_slide_groups(game_type):
-    """Without pillbugs or mosquitoes, feature set 2's ant moves are the sum of
-    _ant_reach over the free ants, but for an ant that reaches nothing by that
-    count: it gets its generated moves, as in feature set 1."""
+def test_feature_set_2_estimates_in_plain_python(game_type):
+    """Without pillbugs or mosquitoes: feature set 2's ant moves are the sum of
+    _ant_reach over the free ants (an ant that reaches nothing by that count
+    gets its generated moves, as in feature set 1); spiders and ladybugs have
+    no moves counted, every free ladybug is movable, and a free spider is
+    movable when it can take a sliding step."""
     checked = 0
     for board in random_positions(game_type, 25, seed=200 + parse_game_type(game_type)):
         b = board.position_array
         x = features(b, 2)
-        pinned = int(find_pinned(b, new_workspace(), int(b[POS + next(p for p in range(N_PIECES) if b[POS + p] >= 0)])))
+        occupied = {int(b[POS + p]) for p in range(N_PIECES) if b[POS + p] >= 0}
+        pinned = int(find_pinned(b, new_workspace(), next(iter(occupied))))
         side = board.ply % 2
         for block, colour in ((0, side), (SIDE_FEATURES, 1 - side)):
             if b[POS + colour * PIECES_PER_COLOUR] < 0:
                 continue  # nothing moves before the queen is down
             generated = _generated_moves(board, colour)
-            expected = 0
+            ant_moves, movable = 0, {SPIDER: 0, LADYBUG: 0}
             for p in range(colour * PIECES_PER_COLOUR, (colour + 1) * PIECES_PER_COLOUR):
-                c = int(b[POS + p])
-                if kind_of(p, board.game_type) != ANT or c < 0 or int(b[TOP + c]) != p:
+                c, kind = int(b[POS + p]), kind_of(p, board.game_type)
+                if c < 0 or int(b[TOP + c]) != p:
                     continue
                 if (b[LEVEL + p] == 0 and (pinned >> p) & 1) or (colour == side and b[LAST_MOVED] == p):
                     continue
-                expected += _ant_reach(b, c) or generated.get(p, 0)
-                checked += 1
-            assert x[block + F_KIND + ANT * PER_KIND + K_MOVES] == expected, board.game_string()
+                if kind == ANT:
+                    ant_moves += _ant_reach(b, c) or generated.get(p, 0)
+                    checked += 1
+                elif kind == LADYBUG:
+                    movable[LADYBUG] += 1
+                elif kind == SPIDER:
+                    movable[SPIDER] += any(
+                        neighbour(c, d) not in occupied
+                        and (neighbour(c, (d + 5) % 6) in occupied) + (neighbour(c, (d + 1) % 6) in occupied) == 1
+                        for d in range(6))
+            assert x[block + F_KIND + ANT * PER_KIND + K_MOVES] == ant_moves, board.game_string()
+            for kind in (SPIDER, LADYBUG):
+                assert x[block + F_KIND + kind * PER_KIND + K_MOVES] == 0
+                assert x[block + F_KIND + kind * PER_KIND + K_MOVABLE] == movable[kind], board.game_string()
     assert checked > 20

@@ -2,6 +2,7 @@
 (prints figures, asserts nothing).
 
     python tools/bench_depth.py --nokamute PATH [--position "Base+MLP mid-game"] [--depth 6] [--runs 5]
+        [--eval-file FILE]
 
 Each run starts a fresh process of each engine (hiveai: book off, one thread,
 64 MB table; nokamute: ``uhp --num-threads=1``), waits for its banner, sends
@@ -46,14 +47,16 @@ def main() -> None:
     parser.add_argument("--position", default="Base+MLP mid-game", help="a bench position's name")
     parser.add_argument("--depth", type=int, default=6)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--eval-file", help="hiveai's EvalFile (default: its built-in evaluation)")
     args = parser.parse_args()
     names = {p.name: p for p in POSITIONS}
     if args.position not in names:
         parser.error(f"no bench position '{args.position}'; one of: {', '.join(names)}")
     game = names[args.position].game
+    options = HIVEAI_OPTIONS + ([f"EvalFile {args.eval_file}"] if args.eval_file else [])
     ours, theirs = [], []
     for run in range(1, args.runs + 1):
-        a, move_a = timed_depth(None, HIVEAI_OPTIONS, game, args.depth)
+        a, move_a = timed_depth(None, options, game, args.depth)
         b, move_b = timed_depth([args.nokamute, "uhp", "--num-threads=1"], [], game, args.depth)
         ours.append(a)
         theirs.append(b)

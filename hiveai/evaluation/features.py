@@ -32,7 +32,11 @@ each block ``SIDE_FEATURES`` long, laid out by the ``F_*`` offsets below:
 The other side's moves are generated as if it were to move (ply + 1, no
 piece stunned): a second move generation, the main cost of the vector.
 ``FEATURE_SET`` names this layout; a network file records the id it was
-trained on, and hiveai.evaluation.network refuses a file made for another.
+trained on, and hiveai.evaluation.network refuses a file made for a set this
+module does not compute. Feature set 2 (:func:`features2_into`) keeps the
+layout and estimates the costly entries: the ants' moves from one flood fill
+shared by all of them, no spider, ladybug or mosquito move counts (see its
+block comment below).
 """
 
 from __future__ import annotations
@@ -43,8 +47,12 @@ from hiveai.rules.borrow import counts_free
 from hiveai.rules.bug import KIND_NAMES as BUG_NAMES
 from hiveai.rules.bug import (
     ANT,
+    BEETLE,
     CRITTERS,
+    GRASSHOPPER,
+    LADYBUG,
     MOSQUITO,
+    SPIDER,
     N_ALL_KINDS,
     N_GAME_TYPES,
     N_PIECES,
@@ -85,7 +93,7 @@ from hiveai.rules.position import (
 # carry it, so a network trained on other features is refused, not misread.
 FEATURE_SET = 1
 # Every set this hiveai computes (a network file names one): 1, and 2, the same
-# layout with the ants' moves estimated once per position (features2_into).
+# layout with what costs most estimated or left out (features2_into).
 FEATURE_SETS = (1, 2)
 
 F_QUEEN_NBR = 0  # friend pinned, friend free, enemy pinned, enemy free
@@ -261,17 +269,31 @@ def _pieces_into(b, ws, out, pinned):
 
 
 # --- Feature set 2 -------------------------------------------------------------------
-# Feature set 1 with the ants' mobility estimated once for the whole position:
-# the empty cells next to the hive are labelled once into the groups a piece
-# sliding along the hive can reach from one another (one flood fill of each,
-# shared by every ant and ant-copying mosquito of both sides), where feature
-# set 1 floods the hive once per ant. An ant's moves are the size of the groups
-# its first steps enter, measured with the ant still in place (taking it away
-# may open a gate or leave a cell out of touch: rare, and not counted). The
-# same walk classes every cell by the colours around it, which gives both
-# sides' placements. Every other bug's moves, and the throws, are generated as
-# in feature set 1, one piece at a time (movegen.piece_destinations). In
-# Critters (ants of at most five steps) feature set 2 is feature set 1.
+# Feature set 1's layout, with what costs most estimated or left out, so that
+# a position's vector costs no move generation but for a few pieces:
+#
+# * Ants: the empty cells next to the hive are labelled once into the groups a
+#   piece sliding along the hive can reach from one another (one flood fill of
+#   each, shared by every ant and ant-copying mosquito of both sides), where
+#   feature set 1 floods the hive once per ant. An ant's moves are the sizes of
+#   the groups its first steps enter, less the cells that touch the hive only
+#   through it, measured with the ant in place (taking it away may also open a
+#   gate: rare, and not counted). A mosquito on the ground next to an ant is
+#   counted as an ant (its other bugs' moves left out).
+# * Spiders, ladybugs and the other mosquitoes: moves not counted (their
+#   entries stay 0); movable if free, for a spider if it can take a sliding
+#   step, for a mosquito if on the hive or next to another bug, or if its side
+#   can throw it (feature set 1's movable counts nearly always agree).
+# * Queens, pillbugs and grasshoppers: their moves counted directly (one step
+#   per open direction, one jump per neighbouring stack: the generator's
+#   count); beetles, and any piece its own side can throw, generated one piece
+#   at a time (movegen.piece_destinations). Throws of enemy pieces as in set 1,
+#   for the pieces next to a thrower only.
+# * Placements: exact, from the same walk as the ants' groups, which classes
+#   every empty cell next to the hive by the colours around it.
+#
+# In Critters (ants of at most five steps, no standard throws) feature set 2
+# is feature set 1.
 
 # Where the group sizes are kept: at the end of the features' move buffer,
 # group g at moves[_GROUP_SIZE - g] (the per-piece generation writes from 0 up).
@@ -374,6 +396,19 @@ def _beside_thrower(c, t0, t1):
 
 
 @counts_free
+def _touches_other_bug(b, c):
+    """Whether a stack next to cell ``c`` has a bug other than a mosquito on top
+    (one a mosquito there could copy)."""
+    around = b[NBR + c] & ALL_NEIGHBOURS
+    while around != 0:
+        q = b[TOP + ((c + DIR_STEP[LOWEST_BIT[around]]) & CELL_MASK)]
+        around &= around - 1
+        if KIND[q] != MOSQUITO:
+            return True
+    return False
+
+
+@counts_free
 def _touches_ant(b, c):
     """Whether a stack next to cell ``c`` has an ant on top."""
     around = b[NBR + c] & ALL_NEIGHBOURS
@@ -418,16 +453,31 @@ def features2_into(b, ws, moves, out, pinned):
             if xc < 0 or b[TOP + xc] != x or x == stunned or (b[LEVEL + x] == 0 and (pinned >> x) & 1):
                 continue
             k = KIND[x]
-            if k == ANT or (k == MOSQUITO and b[LEVEL + x] == 0 and _touches_ant(b, xc)):
+            thrown = b[HEIGHT + xc] == 1 and _beside_thrower(xc, t0, t1)  # its own side may throw it
+            ant = k == ANT or (k == MOSQUITO and b[LEVEL + x] == 0 and _touches_ant(b, xc))
+            if ant:
                 n = _slide_reach(b, ws, moves, xc)
                 if n == 0:
                     n = piece_destinations(b, ws, moves, x, True, t0, t1)  # stuck as an ant: the rest, as they are
-                elif _beside_thrower(xc, t0, t1):
+                elif thrown:
                     n += piece_destinations(b, ws, moves, x, False, t0, t1)  # its throws (some may repeat a walk)
-            elif k == QUEEN and t0 < 0:
+            elif k == SPIDER or k == LADYBUG or k == MOSQUITO:
+                # Moves not counted; movable estimated (see above).
+                if k == SPIDER:
+                    movable = slide_directions(b, xc, xc) != 0 or thrown
+                elif k == LADYBUG:
+                    movable = True
+                else:
+                    movable = b[LEVEL + x] > 0 or _touches_other_bug(b, xc) or thrown
+                if movable:
+                    out[o + F_KIND + k * PER_KIND + K_MOVABLE] += 1.0
+                continue
+            elif thrown or k == BEETLE:
+                n = piece_destinations(b, ws, moves, x, True, t0, t1)  # a throw may repeat a step: generated
+            elif k == GRASSHOPPER:
+                n = BIT_COUNT[b[NBR + xc] & ALL_NEIGHBOURS]  # one jump over each neighbouring stack
+            else:  # queen, pillbug
                 n = BIT_COUNT[slide_directions(b, xc, xc)]  # one sliding step: no cell twice
-            else:
-                n = piece_destinations(b, ws, moves, x, True, t0, t1)
             if n > 0:
                 out[o + F_KIND + k * PER_KIND + K_MOVES] += n
                 out[o + F_KIND + k * PER_KIND + K_MOVABLE] += 1.0
