@@ -822,20 +822,27 @@ def _walk_border(b, ws, colour, was, then, other):
     base = colour * PIECES_PER_COLOUR
     for p in range(base, base + PIECES_PER_COLOUR):
         c = b[POS + p]
-        if c < 0 or b[TOP + c] != p:
+        if c >= 0 and b[TOP + c] == p:
+            k += _mark_around(b, ws, c, was, then, other)
+    return k
+
+
+@counts_free(inline="always")
+def _mark_around(b, ws, c, was, then, other):
+    """_walk_border's marks on the empty neighbours of the stack on ``c``; returns how many it counted."""
+    k = 0
+    empty = ~b[NBR + c] & ALL_NEIGHBOURS
+    while empty != 0:
+        e = _nb(c, _LOWEST_BIT[empty])
+        empty &= empty - 1
+        m = ws[WS_MARK + e]
+        if m == then or m == other:
             continue
-        empty = ~b[NBR + c] & ALL_NEIGHBOURS
-        while empty != 0:
-            e = _nb(c, _LOWEST_BIT[empty])
-            empty &= empty - 1
-            m = ws[WS_MARK + e]
-            if m == then or m == other:
-                continue
-            if m == was:
-                ws[WS_MARK + e] = then
-            else:
-                ws[WS_MARK + e] = other
-                k += 1
+        if m == was:
+            ws[WS_MARK + e] = then
+        else:
+            ws[WS_MARK + e] = other
+            k += 1
     return k
 
 
