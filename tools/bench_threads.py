@@ -20,7 +20,7 @@ import time
 from hiveai.search.bench import BENCH_TT_MB, POSITIONS
 from hiveai.rules.board import Board
 from hiveai.search.searcher import CTL_NODES, Searcher, warmup
-from hiveai.search.timeman import StopFlag, depth_limits
+from hiveai.search.timeman import Limit
 
 
 def main() -> None:
@@ -36,12 +36,12 @@ def main() -> None:
         for board, depth in boards:
             single = Searcher(tt_mb=BENCH_TT_MB, threads=1)
             start = time.perf_counter()
-            single.search(board, depth_limits(depth, StopFlag()))
+            single.search(board, Limit(depth=depth))
             t_one += time.perf_counter() - start
             one += int(single.ctl[CTL_NODES])
             many = Searcher(tt_mb=BENCH_TT_MB, threads=args.threads)
             start = time.perf_counter()
-            result = many.search(board, depth_limits(depth, StopFlag()))
+            result = many.search(board, Limit(depth=depth))
             t_many += time.perf_counter() - start
             main_nodes += int(many.ctl[CTL_NODES])
             total += result.nodes

@@ -5,14 +5,14 @@ from hiveai.search.bench import POSITIONS
 from hiveai.rules.board import Board
 from hiveai.evaluation.network import read_network
 from hiveai.search.searcher import Searcher
-from hiveai.search.timeman import StopFlag, depth_limits
+from hiveai.search.timeman import Limit
 
 net = read_network(sys.argv[1])
 depth = int(sys.argv[2]) if len(sys.argv) > 2 else 4
 boards = [Board.parse(p.game) for p in POSITIONS if p.midgame]
 searchers = {"linear": Searcher(tt_mb=64), "network": Searcher(tt_mb=64, network=net)}
 for s in searchers.values():
-    s.search(boards[0], depth_limits(2, StopFlag()))  # compile / load
+    s.search(boards[0], Limit(depth=2))  # compile / load
 best = {name: 0.0 for name in searchers}
 nodes_at = {}
 for rnd in range(3):
@@ -20,7 +20,7 @@ for rnd in range(3):
         nodes = secs = 0
         for b in boards:
             s.clear()
-            r = s.search(b, depth_limits(depth, StopFlag()))
+            r = s.search(b, Limit(depth=depth))
             nodes += r.nodes; secs += r.seconds
         best[name] = max(best[name], nodes / secs)
         nodes_at[name] = nodes

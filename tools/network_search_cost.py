@@ -12,14 +12,14 @@ from hiveai.search.bench import POSITIONS
 from hiveai.rules.board import Board
 from hiveai.evaluation.network import shipped_network
 from hiveai.search.searcher import Searcher
-from hiveai.search.timeman import StopFlag, depth_limits
+from hiveai.search.timeman import Limit
 which, reps = sys.argv[1], int(sys.argv[2])
 s = Searcher(tt_mb=64, network=shipped_network() if which == "network" else None)
 boards = [Board.parse(p.game) for p in POSITIONS if p.midgame]
-s.search(boards[0], depth_limits(2, StopFlag()))
+s.search(boards[0], Limit(depth=2))
 nodes = 0
 for _ in range(reps):
     for b in boards:
         s.clear()
-        nodes += s.search(b, depth_limits(4, StopFlag())).nodes
+        nodes += s.search(b, Limit(depth=4)).nodes
 print("nodes", nodes)

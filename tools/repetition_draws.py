@@ -23,8 +23,9 @@ import statistics
 from pathlib import Path
 
 from hiveai.rules.board import Board
-from hiveai.search.score import format_score
-from hiveai.search.searcher import search
+from hiveai.player import think
+from hiveai.search.score import format_score, int_score
+from hiveai.search.timeman import Limit
 
 
 def repeated_position(game_string: str) -> tuple[Board, int]:
@@ -62,7 +63,7 @@ def main() -> None:
             continue
         board, count = repeated_position(game["game_string"])
         hiveai = game["black"] if game["white"] == args.opponent else game["white"]
-        score = search(board, depth=args.depth).score or 0
+        score = int_score(think(board, Limit(depth=args.depth)).score) or 0
         ours = score if (board.turn == 0) == (game["white"] == hiveai) else -score
         verdict = "better" if ours >= args.margin else "worse" if ours <= -args.margin else "level"
         kind = "draw" if game["result"] == "Draw" else "forfeit"

@@ -74,12 +74,13 @@ def render_docs(out: Path, depth: int) -> None:
     from hiveai.rules.board import Board
     from hiveai.gamerecord import read_game
     from hiveai.analysis.pages import review_page
-    from hiveai.search.searcher import search
+    from hiveai.player import think
+    from hiveai.search.timeman import Limit
     from hiveai.svg import board
 
     out.mkdir(parents=True, exist_ok=True)
     position = Board.parse(EXAMPLE)
-    best = search(position, depth=depth)
+    best = think(position, Limit(depth=depth))
     (out / "board.svg").write_text(board(position, arrows=[best.move_string]) + "\n", encoding="utf-8")
     print(f"wrote {out / 'board.svg'} (best move {best.move_string} at depth {depth})")
     review = analyse_game(read_game(REVIEW_GAME), lambda line: None, depth=depth)

@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from hiveai.rules.board import Board, Move
-from hiveai.search.searcher import Searcher, SearchInfo, format_score, warmup
-from hiveai.search.timeman import StopFlag, depth_limits
+from hiveai.search.score import format_score, int_score
+from hiveai.search.searcher import Searcher, SearchInfo, warmup
+from hiveai.search.timeman import Limit
 
 # Table size of the bench searches: Stockfish's bench default (16 MB) and
-# what hiveai.search.searcher.search() uses. Big enough that the bench rarely
+# what hiveai.think() uses. Big enough that the bench rarely
 # replaces entries, small enough to allocate in no time per position.
 BENCH_TT_MB = 16
 
@@ -246,9 +247,9 @@ def bench_position(position: BenchPosition, depth_offset: int = 0, tt_mb: int = 
     def record(info: SearchInfo) -> None:
         iterations.append((info.depth, info.nodes, info.seconds))
 
-    result = Searcher(tt_mb=tt_mb, threads=threads).search(board, depth_limits(depth, StopFlag()), on_iteration=record)
+    result = Searcher(tt_mb=tt_mb, threads=threads).search(board, Limit(depth=depth), on_iteration=record)
     return PositionResult(position.name, board.game_string(), result.depth, position.midgame, result.nodes,
-                          result.seconds, result.move, result.score, result.tt_hits, result.tt_probes,
+                          result.seconds, result.move, int_score(result.score), result.tt_hits, result.tt_probes,
                           iterations)
 
 

@@ -85,20 +85,20 @@ def label_game(task: LabelTask) -> dict:
 
     Positions that are over (or that the search scores as a forced result) are skipped:
     they need no evaluation."""
-    from hiveai.search.score import is_win_score
-    from hiveai.search.searcher import Searcher
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.player import Engine
+    from hiveai.search.score import int_score, is_win_score
+    from hiveai.search.timeman import Limit
 
-    searcher = Searcher(tt_mb=LABEL_TT_MB, threads=1)
+    engine = Engine(hash_mb=LABEL_TT_MB, threads=1)
     board = Board(task.game_type)
     wanted = set(sampled_plies(len(task.moves), task.sample_every))
     labels = []
     for ply, move in enumerate(task.moves):
         if ply in wanted and not board.is_game_over():
-            searcher.clear()
-            result = searcher.search(board, depth_limits(task.depth, StopFlag()))
-            if result.score is not None and not is_win_score(result.score):
-                labels.append([ply, int(result.score)])
+            engine.new_game()  # every position searched from an empty table
+            score = int_score(engine.analyse(board, Limit(depth=task.depth)).score)
+            if score is not None and not is_win_score(score):
+                labels.append([ply, score])
         board.push(move)
     return {"id": task.id, "depth": task.depth, "labels": labels}
 
