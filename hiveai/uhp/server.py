@@ -15,7 +15,7 @@ and docs/protocol-notes.md, section 1):
 * SIGINT during ``bestmove`` stops the search, which answers its best move so
   far plus ``ok``; SIGINT at any other time is ignored. The search kernel runs
   in a worker thread without the GIL; the main thread waits, and the signal
-  handler (which runs in the main thread) sets the stop flag it watches.
+  handler (which runs in the main thread) sets the stop handle it watches.
 * End of input: the commands already read are finished, then exit code 0. A
   bare ``bestmove`` (think until SIGINT) whose input has ended, before the
   command or while it thinks, thinks for EOF_THINK_SECONDS from the command
