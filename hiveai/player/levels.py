@@ -1,7 +1,8 @@
 """Playing levels for people: the engine's option ``Level`` (1 to 10).
 
 Level 10 is full strength: the engine (:class:`hiveai.player.Engine`) plays from the
-book and searches as without a level. Below it, :func:`play_level` decides, and the engine thinks less and is less exact, the way a weaker player is:
+book and searches as without a level. Below it, :func:`play_level` decides, and the
+engine thinks less and is less exact, the way a weaker player is:
 
 * **Node budget.** The main search stops after the level's number of nodes
   (deterministic, unlike time), one thread, so a level plays the same on any
