@@ -22,15 +22,15 @@ TOOLS = REPO / "tools"
 TIMEOUT = 600  # a hang guard: quick modes take seconds
 
 
-def run_tool(name: str, *args: str, cwd: Path | None = None) -> str:
-    """Run ``tools/NAME`` with ``args`` as a user would; its stdout (the test fails on a non-zero exit)."""
+def run_tool(name: str, *args: str, cwd: Path | None = None, exit_codes: tuple[int, ...] = (0,)) -> str:
+    """Run ``tools/NAME`` with ``args`` as a user would; its stdout (the test fails on another exit status)."""
     env = dict(os.environ)
     # tools/ on the path for the tools that share bench_uhp's client, also under PYTHONSAFEPATH
     # (tests/conftest.py sets it when hiveai is installed as a copy), which leaves the script's folder off.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TOOLS), env.get("PYTHONPATH")]))
     done = subprocess.run([sys.executable, str(TOOLS / name), *args], cwd=cwd or REPO, env=env,
                           capture_output=True, text=True, timeout=TIMEOUT)
-    assert done.returncode == 0, f"{name} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode in exit_codes, f"{name} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
 
 
@@ -78,7 +78,9 @@ def test_bench_uhp_measures_start_up_and_round_trips():
 
 
 def test_bench_book_plays_book_moves_over_uhp():
-    out = run_tool("bench_book.py", "--runs", "1", "--engines", "2")
+    # It exits 1 when a latency misses its budget, which a loaded machine may cause: a figure, not a failure.
+    out = run_tool("bench_book.py", "--runs", "1", "--engines", "2", exit_codes=(0, 1))
+    assert out.rstrip().splitlines()[-1] in ("within budget", "BUDGET MISSED"), out
     assert "first book move, fresh process" in out and "UHP bestmove time 00:00:05, book position" in out, out
     assert re.search(r"first moves of 2 fresh engines +\S+ \S+ \(\d distinct\)", out), out
 
