@@ -319,8 +319,8 @@ SELF_PLAY_PLIES = 12
 
 @pytest.mark.parametrize("gt", P_TYPES)
 def test_pillbug_self_play_is_not_first_move(gt):
-    """The old one-ply search treated every unfinished game as lost when pillbugs
-    were in play: 11 of 12 self-play moves were validmoves[0], all scored -500000."""
+    """With pillbugs in play, an unfinished game is not scored as lost: a search that did
+    so would score every move alike and play validmoves[0] move after move."""
     board = Board(gt)
     firsts, quiet_plies, log = 0, 0, []
     for _ in range(SELF_PLAY_PLIES):

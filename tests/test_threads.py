@@ -17,8 +17,8 @@ from hiveai.search.searcher import Searcher
 from hiveai.search.timeman import Limit, StopHandle
 
 # hiveai bench's total nodes at its own depths (16 MB table, one thread), as
-# `hiveai bench` printed it when the positions and depths were last chosen; docs/speed.md
-# quotes it. Changes exactly when the search's behaviour does.
+# `hiveai bench` prints it and docs/speed.md quotes it. Changes exactly when the
+# search's behaviour does.
 BENCH_SIGNATURE = 2_560_216
 MIDGAME = [p for p in POSITIONS if p.midgame]
 

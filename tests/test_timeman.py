@@ -56,7 +56,7 @@ def test_time_limits_rule():
     assert lim.soft < lim.hard
     tiny = time_limits(0.1, stop, start=0.0)
     assert tiny.soft <= tiny.hard <= 0.1 - REPLY_MARGIN
-    # TimeUsage 1.0 used to make the hard deadline T itself: the margin must always apply.
+    # TimeUsage 1.0 must not make the hard deadline T itself: the reply margin always applies.
     full = time_limits(1.0, stop, start=0.0, usage=1.0, margin=0.05)
     assert full.hard == pytest.approx(0.95) and full.soft == pytest.approx(0.95)
     assert time_limits(0.01, stop, start=0.0, margin=0.05).hard == 0.0

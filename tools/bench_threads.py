@@ -1,6 +1,6 @@
 """Lazy SMP on the bench positions: what a second thread saves the main one (prints figures, asserts nothing).
 
-    python tools/bench_threads.py [--runs N] [--threads T]
+    python tools/bench_threads.py [--runs N] [--threads T] [--depth-offset D]
 
 Each bench position is searched to its bench depth by a fresh one-thread
 Searcher and by a fresh T-thread one (default 2). Printed per run: the nodes
@@ -27,9 +27,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--depth-offset", type=int, default=0, help="plies added to each bench depth (at least 1)")
     args = parser.parse_args()
     warmup()
-    boards = [(Board.parse(p.game), p.depth) for p in POSITIONS]
+    boards = [(Board.parse(p.game), max(1, p.depth + args.depth_offset)) for p in POSITIONS]
     for run in range(1, args.runs + 1):
         one = main_nodes = total = 0
         t_one = t_many = 0.0

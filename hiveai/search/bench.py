@@ -54,11 +54,9 @@ class BenchPosition:
     midgame: bool  # counts towards the mid-game nodes/s and the perft comparison
 
 
-# Depths chosen so the whole bench is a few million nodes, 5-15 s at
-# 0.5-1 M nodes/s on the 2-core development machine (re-chosen when late
-# move reductions were switched off: without them depth 7 was ten times
-# bigger). The
-# empty boards get a smaller share: the mid-game is what games are made of.
+# Depths chosen so the whole bench is a few million nodes, a few seconds on a
+# 2-core machine. The empty boards get a smaller share: the mid-game is what
+# games are made of.
 # Mid-game positions come from tests/data/perft/random_positions.tsv (random
 # play, perft-verified against MzingaCpp and nokamute), except the last.
 POSITIONS: tuple[BenchPosition, ...] = (
