@@ -161,6 +161,18 @@ def test_read_game_string_fields_states_and_turns():
     assert FINISHED == {"WhiteWins", "BlackWins", "Draw"}
 
 
+def test_read_game_string_as_written_keeps_every_field_and_never_raises():
+    """check=False: the fields as an engine wrote them, for a checker that compares them."""
+    fields = read_game_string(" Base+M; inprogress ;Black[2];wS1;bS1 wS1-\n", check=False)
+    assert (fields.game_type, fields.state, fields.turn, fields.ply) == ("Base+M", " inprogress ", "Black[2]", 3)
+    assert fields.moves == ["wS1", "bS1 wS1-"]
+    for bad in ("Base", "Base;Won;White[1]", "Base;Draw;Red[1]", "", "Base;InProgress;White[1];;"):
+        fields = read_game_string(bad, check=False)
+        assert ";".join([fields.game_type, fields.state, fields.turn, *fields.moves]).rstrip(";") == bad.rstrip(";")
+    assert read_game_string("Base;Draw;Red[1]", check=False).ply is None
+    assert read_game_string("Base;InProgress;White[1];;", check=False).moves == ["", ""]
+
+
 # --- torus unwrap -----------------------------------------------------------------
 
 
