@@ -17,14 +17,13 @@ from click.testing import CliRunner
 
 from hiveai.rules.board import Board
 from hiveai.cli import main
-from hiveai.uhpcheck.check import (
-    CASES,
-    FAIL,
-    PASS,
+from hiveai.uhpcheck.check import CASES, FAIL, PASS, run_checks
+from hiveai.uhpcheck.reference import (
     compare_moves,
+    game_string_problem,
     load_illegal_moves,
     load_reference_positions,
-    run_checks,
+    repetition_draw,
 )
 
 from uhp_client import HIVEAI
@@ -142,8 +141,6 @@ def test_hiveai_passes_its_own_default_check():
 
 def test_a_repetition_draw_is_recognised_by_the_position():
     """The threefold-repetition note: a Draw that only a thrice-seen position explains."""
-    from hiveai.uhpcheck.check import game_string_problem, repetition_draw
-
     board = Board("Base")
     for move in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-"):
         board.push(move)
