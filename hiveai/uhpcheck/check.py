@@ -10,7 +10,9 @@ fail, note or skip (:mod:`hiveai.uhpcheck.verdicts`).
 
 A difference in move generation is shrunk to the shortest game that still
 shows it (moves are taken out while the difference stays) and printed as a
-GameString with the moves each side has and the other lacks.
+GameString with the moves each side has and the other lacks. A hang is waited
+out once: a later case that meets it again stops as soon as the engine sits
+idle (:mod:`hiveai.uhpcheck.harness`).
 
 The package, in reading order:
 
@@ -18,7 +20,7 @@ The package, in reading order:
   ``hiveai uhp-check`` calls, and the names it uses;
 * :mod:`hiveai.uhpcheck.cases`: the cases, in report order;
 * :mod:`hiveai.uhpcheck.harness`: the :class:`Checker`, which owns the engine
-  process and gives the cases their verbs;
+  process, gives the cases their verbs and remembers hangs;
 * :mod:`hiveai.uhpcheck.reference`: hiveai's rules as the yardstick, and the
   shipped move sets and illegal moves (the two .tsv files beside it);
 * :mod:`hiveai.uhpcheck.verdicts`: the statuses, the notes, the report and the JSON.

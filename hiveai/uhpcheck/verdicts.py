@@ -6,7 +6,9 @@ Every case ends as one of:
 * ``fail``: it does not; the report shows the exchange that failed;
 * ``note``: it follows a documented convention that differs from Mzinga's,
   recognised by what the engine does, never by its name (see :data:`NOTES`);
-* ``skip``: the case cannot run here (a game type the engine does not announce).
+* ``skip``: the case cannot run here (a game type the engine does not
+  announce), or a flaw another case has reported already stops it (the
+  message names the flaw and that case).
 
 >>> Result("eof", "protocol", FAIL, "did not exit").line()
 'FAIL  eof               did not exit'
