@@ -120,7 +120,7 @@ def test_a_known_hang_is_judged_again_only_on_an_idle_engine():
     """With `validmoves` known to lose its ok, an engine that is slow but busy still gets the whole
     timeout; one that has answered and sits idle is judged at once, and killed."""
     board = Board("Base")
-    slow = Checker(fake("none", "--busy", "1.5"), timeout=8)
+    slow = Checker(fake("none", "--busy", "1.5"), timeout=60)  # 1.5 s of CPU take longer on a loaded machine
     slow.hangs["validmoves"] = Hang("validmoves", "undo")  # as an earlier case would have found it
     try:
         slow.start(warm=False)

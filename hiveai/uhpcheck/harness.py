@@ -65,10 +65,11 @@ SHRINK_BUDGET = 200
 # Seconds of silence after which a command that hung before counts as hung again, if the engine is
 # idle (at most half the timeout). A UHP reply and its `ok` come together; one second apart is a lot.
 REPEAT_WAIT = 1.0
-# The engine counts as idle when, over the last IDLE_WINDOW seconds, it used less than IDLE_SHARE of
-# a CPU (a blocked read uses none; the kernel counts CPU time in ticks of 10 ms).
-IDLE_WINDOW = 0.5
-IDLE_SHARE = 0.05
+# The engine counts as idle when, over the last IDLE_WINDOW seconds, it used at most IDLE_SHARE of a
+# CPU: two of the kernel's 10 ms ticks. A blocked read uses none; a busy process gets far more, even
+# on a loaded machine (ten runnable processes per core leave it a tenth).
+IDLE_WINDOW = 1.0
+IDLE_SHARE = 0.02
 # Seconds between looks at a watched engine.
 POLL = 0.1
 
@@ -116,9 +117,9 @@ def idle(samples: Sequence[tuple[float, float | None]]) -> bool | None:
     or None when the CPU time is unknown. Samples spanning less than :data:`IDLE_WINDOW` are
     not enough to say it is idle.
 
-    >>> idle([(0.0, 1.0), (0.6, 1.0)]), idle([(0.0, 1.0), (0.6, 1.3)]), idle([(0.0, 1.0), (0.2, 1.0)])
+    >>> idle([(0.0, 1.0), (1.1, 1.01)]), idle([(0.0, 1.0), (1.1, 1.2)]), idle([(0.0, 1.0), (0.2, 1.0)])
     (True, False, False)
-    >>> idle([(0.0, None), (0.6, None)]) is None
+    >>> idle([(0.0, None), (1.1, None)]) is None
     True
     """
     if not samples or any(cpu is None for _, cpu in samples):
