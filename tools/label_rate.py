@@ -1,19 +1,40 @@
-"""Time to label a position (hiveai.training.train.label_game) at each depth asked, on the
-games of a `hiveai train` folder: `python tools/label_rate.py DIR 3 4 5`."""
+"""Positions an hour one core labels (hiveai.training.train.label_game), at each depth asked.
+
+    python tools/label_rate.py SOURCE GAME_TYPE GAMES DEPTH...
+
+SOURCE: a dataset (directory or shard: its games, relabelled) or a `hiveai train` folder's
+games.jsonl. The first GAMES games of GAME_TYPE are labelled at every 3rd position from ply 8
+(as `hiveai train` samples them) with the default evaluation, one process, one thread. Prints
+one line per depth and the load average before and after, since the machine's other work moves
+the figure.
+"""
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
-from hiveai.training.train import LabelTask, label_game
+from hiveai.durable import read_json_lines
+from hiveai.training.dataset import read_dataset
+from hiveai.training.train import SAMPLE_EVERY, LabelTask, label_game
 
-records = [json.loads(line) for line in (Path(sys.argv[1]) / "games.jsonl").read_text().splitlines()][:3]
-first = records[0]
-label_game(LabelTask(first["id"], first["game_type"], tuple(first["moves"][:12]), 2, 3))  # compile / load
-for depth in map(int, sys.argv[2:]):
-    began, n = time.perf_counter(), 0
-    for r in records:
-        n += len(label_game(LabelTask(r["id"], r["game_type"], tuple(r["moves"]), depth, 4))["labels"])
+source, game_type, n_games, depths = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), [int(d) for d in sys.argv[4:]]
+if source.name.endswith(".jsonl") and not source.name.endswith(".jsonl.gz"):
+    games = [(r["id"], r["moves"], r["result"]) for _, r in read_json_lines(source) if r["game_type"] == game_type]
+else:
+    games = [(g.game, g.moves, g.result) for g in read_dataset([source])[0] if g.game_type == game_type]
+games = games[:n_games]
+first_id, first_moves, first_result = games[0]
+label_game(LabelTask("rate", first_id, game_type, tuple(first_moves[:12]), first_result, 2, 3))  # compile / load
+print(f"{len(games)} games of {game_type}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores",
+      flush=True)
+for depth in depths:
+    began, n, nodes = time.perf_counter(), 0, 0
+    for gid, moves, result in games:
+        done = label_game(LabelTask("rate", gid, game_type, tuple(moves), result, depth, SAMPLE_EVERY))
+        n += len(done.positions)
+        nodes += sum(p[2] for p in done.positions)
     dt = time.perf_counter() - began
-    print(f"depth {depth}: {n} positions in {dt:.1f} s = {dt / n * 1000:.0f} ms each, "
-          f"{3600 * n / dt:.0f}/h on one core", flush=True)
+    print(json.dumps({"game_type": game_type, "depth": depth, "positions": n, "seconds": round(dt, 1),
+                      "ms_each": round(dt / n * 1000, 1), "per_hour_per_core": round(3600 * n / dt),
+                      "nodes_each": round(nodes / n), "load": round(os.getloadavg()[0], 2)}), flush=True)
