@@ -5,8 +5,9 @@
 SOURCE: a dataset (directory or shard: its games, relabelled) or a `hiveai train` folder's
 games.jsonl. The first GAMES games of GAME_TYPE are labelled at every 3rd position from ply 8
 (as `hiveai train` samples them) with the default evaluation, one process, one thread. Prints
-one line per depth and the load average before and after, since the machine's other work moves
-the figure.
+one line per depth: wall-clock and CPU seconds (this process's; on a machine loaded by other work the
+CPU time is the figure a core of its own would give), positions per hour on one core by each, and
+the load average, since the machine's other work moves the wall-clock figure.
 """
 import json
 import os
@@ -29,12 +30,13 @@ label_game(LabelTask("rate", first_id, game_type, tuple(first_moves[:12]), first
 print(f"{len(games)} games of {game_type}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores",
       flush=True)
 for depth in depths:
-    began, n, nodes = time.perf_counter(), 0, 0
+    began, cpu, n, nodes = time.perf_counter(), time.process_time(), 0, 0
     for gid, moves, result in games:
         done = label_game(LabelTask("rate", gid, game_type, tuple(moves), result, depth, SAMPLE_EVERY))
         n += len(done.positions)
         nodes += sum(p[2] for p in done.positions)
-    dt = time.perf_counter() - began
+    dt, dcpu = time.perf_counter() - began, time.process_time() - cpu
     print(json.dumps({"game_type": game_type, "depth": depth, "positions": n, "seconds": round(dt, 1),
-                      "ms_each": round(dt / n * 1000, 1), "per_hour_per_core": round(3600 * n / dt),
+                      "cpu_seconds": round(dcpu, 1), "cpu_ms_each": round(dcpu / n * 1000, 1),
+                      "per_hour_per_core_cpu": round(3600 * n / dcpu), "per_hour_wall": round(3600 * n / dt),
                       "nodes_each": round(nodes / n), "load": round(os.getloadavg()[0], 2)}), flush=True)
