@@ -136,9 +136,9 @@ class Evaluation:
         return None if self.weights is None else {k: np.array(v, dtype=np.int64) for k, v in self.weights}
 
     def parsed_network(self):
-        from hiveai.training.tune import _network
+        from hiveai.training.tune import network_of
 
-        return _network(self.network)
+        return network_of(self.network)
 
     def searcher(self, tt_mb: int):
         """A fresh one-thread searcher with this evaluation."""

@@ -101,7 +101,7 @@ def play_selfplay_game(task: SelfPlayTask) -> dict:
     rng = random.Random(task.seed)
     board = Board(task.game_type)
     weights = None if task.weights is None else np.array(task.weights, dtype=np.int64)
-    searcher = Searcher(tt_mb=SELFPLAY_TT_MB, weights=weights, network=_network(task.network))
+    searcher = Searcher(tt_mb=SELFPLAY_TT_MB, weights=weights, network=network_of(task.network))
     seen: dict[int, int] = {}
     reason = ""
     in_book = task.use_book
@@ -133,11 +133,9 @@ def play_selfplay_game(task: SelfPlayTask) -> dict:
             "moves": list(board.move_history), "result": state, "reason": reason}
 
 
-def _network(data: bytes | None):
-    """The network a task carries (parsed once per process and file), or None."""
-    if data is None:
-        return None
-    return _parsed_network(data)
+def network_of(data: bytes | None):
+    """The network whose file's bytes a task carries (None: none), read once per process and file."""
+    return None if data is None else _parsed_network(data)
 
 
 @functools.lru_cache(maxsize=4)
