@@ -11,9 +11,9 @@ and the dataset are each locked with :class:`hiveai.durable.DirectoryLock`):
    already (same run, same labeller) are not played again.
 2. **Labels** (the dataset, :mod:`hiveai.training.dataset`, default
    ``OUT/data``): in each game every ``sample_every``-th position from ply
-   ``MIN_SAMPLE_PLY`` on is searched to a fixed depth by the same evaluation
-   (so generation N labels generation N+1's data) through one function,
-   :func:`analyse`; the score (side to move's view) is the label, the game's
+   ``MIN_SAMPLE_PLY`` on is searched to a fixed depth by an engine
+   (:class:`hiveai.player.Engine`) with the same evaluation (so generation N
+   labels generation N+1's data) through one function, :func:`analyse`; the score (side to move's view) is the label, the game's
    result the second one. Each game is appended to the dataset when its
    positions are all searched, so a kill loses at most the games being
    labelled; a game the dataset holds is never labelled twice.
@@ -58,7 +58,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -67,6 +67,9 @@ from hiveai.durable import DirectoryLock, append_json_line, read_json_lines, rep
 from hiveai.training.dataset import Dataset as LabelStore
 from hiveai.training.dataset import LabelledGame, split_holdout
 from hiveai.training.tune import GAMES_FILE, MIN_SAMPLE_PLY, FitResult, selfplay, selfplay_tasks
+
+if TYPE_CHECKING:
+    from hiveai.player import Engine
 
 DATA_DIR = "data"  # the dataset's default place, inside the output folder
 NETWORK_FILE = "network.hnn"
@@ -143,7 +146,7 @@ class Evaluation:
 
         return network_of(self.network)
 
-    def engine(self, tt_mb: int):
+    def engine(self, tt_mb: int) -> Engine:
         """A fresh one-thread engine with a ``tt_mb`` MB table and this evaluation, no book."""
         from hiveai.player import Engine
 
@@ -238,7 +241,7 @@ def engine_id() -> str:
 # --- Labels ---------------------------------------------------------------------------
 
 
-def analyse(engine, board: Board, depth: int) -> tuple[int | None, int]:
+def analyse(engine: Engine, board: Board, depth: int) -> tuple[int | None, int]:
     """(score for the side to move, nodes) of ``engine``'s full-strength search of
     ``board`` to ``depth`` plies with an empty table: the one place labelling searches."""
     from hiveai.search.score import int_score
