@@ -404,13 +404,17 @@ def test_cli_shows_a_won_line_as_a_win_not_as_a_number(tmp_path):
 
 @pytest.mark.slow
 def test_a_non_editable_install_finds_the_books(tmp_path):
-    """`pip install .` ships the books: build a wheel, install it into a fresh venv, load them there."""
+    """`pip install .` ships the books: build a wheel, install it into a fresh venv, load them there.
+    The repository's labelled-position dataset (data/) stays out of the wheel."""
     import importlib.util
+    import zipfile
 
     # Build from a copy, so no build/ directory of an earlier build can leak into the wheel.
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md", "hiveai", "openings"):
+    for name in ("pyproject.toml", "README.md", "hiveai", "openings", "data"):
+        if not (REPO / name).exists():
+            continue
         if (REPO / name).is_dir():
             shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
@@ -423,6 +427,9 @@ def test_a_non_editable_install_finds_the_books(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     wheel = next((tmp_path / "dist").glob("hiveai-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("hiveai/openings/") for n in names)
+    assert not [n for n in names if n.startswith("data/") or ".jsonl.gz" in n], names
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
                    check=True)
     # numpy and numba come from this environment, after the venv's own site-packages.

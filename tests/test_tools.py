@@ -8,6 +8,7 @@ stand-in: a script that runs hiveai, which speaks the same protocol.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -101,6 +102,13 @@ def test_bench_ponder_reports_the_depth_a_ponder_hit_gains():
 def test_bench_depth_times_both_engines(nokamute_stand_in: Path):
     out = run_tool("bench_depth.py", "--nokamute", str(nokamute_stand_in), "--runs", "1", "--depth", "2")
     assert re.search(r"Base\+MLP mid-game to depth 2: hiveai faster in [01] of 1 runs", out), out
+
+
+def test_label_rate_times_labelling_on_the_kept_dataset():
+    out = run_tool("label_rate.py", "data", "Base", "1", "2")
+    assert re.match(r"1 games of Base; load average [\d.]+ on \d+ cores\n", out), out
+    (line,) = [json.loads(text) for text in out.splitlines()[1:]]
+    assert line["game_type"] == "Base" and line["depth"] == 2 and line["positions"] > 0 and line["nodes_each"] > 0, out
 
 
 @pytest.mark.slow  # a refereed tournament of 2 games: about 15-20 s on 2 cores

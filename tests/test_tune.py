@@ -155,7 +155,7 @@ def test_the_fit_recovers_a_weight_from_results_it_generated():
 
 
 def test_a_fixed_k_fits_the_static_score_to_squashed_search_scores():
-    """Targets that are scores squashed with a known K (as tools/fit_weights_to_labels.py
+    """Targets that are scores squashed with a known K (as `hiveai train --fit linear`
     makes them from search labels): with K held fixed, the fit finds the weight that
     made the scores, on their scale, and reports that K."""
     games = _random_games("Base+MLP", 40, 24, seed=4)

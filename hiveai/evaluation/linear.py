@@ -218,12 +218,16 @@ def read_weights_file(path: str | os.PathLike) -> dict[str, np.ndarray]:
     return sets
 
 
-def write_weights_file(path: str | os.PathLike, sets: dict[str, np.ndarray], header: str = "") -> None:
+def write_weights_file(path: str | os.PathLike, sets: dict[str, np.ndarray], header: str = "",
+                       notes: dict[str, str] | None = None) -> None:
     """Write weights by game type (as :func:`read_weights_file` returns them), every
-    weight in every section, with ``header`` as comment lines on top."""
+    weight in every section, with ``header`` as comment lines on top and ``notes``
+    (by section) as comment lines above a section (what made it)."""
     lines = [f"# {line}".rstrip() for line in header.splitlines()]
     for key in sorted(sets, key=lambda k: (k != ALL_GAME_TYPES, k)):
-        lines += ["", f"[{key}]"]
+        lines.append("")
+        lines += [f"# {line}".rstrip() for line in (notes or {}).get(key, "").splitlines()]
+        lines.append(f"[{key}]")
         lines += [f"{name} = {int(v)}" for name, v in zip(WEIGHT_NAMES, sets[key])]
     # Atomic, so an interrupted `hiveai tune` never leaves half a weights file behind.
     replace_atomically(path, "\n".join(lines).lstrip("\n") + "\n")
