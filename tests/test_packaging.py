@@ -166,3 +166,42 @@ def test_mypy_strict_sees_every_name_of_a_non_editable_install(tmp_path):
     ran = subprocess.run([str(python), str(script)], capture_output=True, text=True, env=env, cwd=tmp_path,
                          timeout=COLD)
     assert ran.returncode == 0, ran.stderr
+
+
+def venv_python(path: Path) -> Path:
+    """A fresh virtual environment at ``path``; its interpreter."""
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
+    return path / "bin" / "python"
+
+
+def test_release_wheel_and_sdist_pass_twine_and_the_wheel_plays_in_a_clean_venv(tmp_path):
+    """The release as a user gets it: ``python -m build`` makes a wheel and an sdist named by
+    the version, ``twine check`` passes both, and the wheel, installed with its dependencies
+    into a clean venv, plays a game over UHP against itself."""
+    import hiveai
+
+    tools = venv_python(tmp_path / "tools")
+    subprocess.run([str(tools), "-m", "pip", "install", "-q", "build", "twine"], check=True)
+    dist = tmp_path / "dist"
+    subprocess.run([str(tools), "-m", "build", "--outdir", str(dist), str(source_copy(tmp_path))], check=True,
+                   capture_output=True)
+    version = hiveai.__version__
+    wheel, sdist = dist / f"hiveai-{version}-py3-none-any.whl", dist / f"hiveai-{version}.tar.gz"
+    assert sorted(dist.iterdir()) == sorted([wheel, sdist])
+    checked = subprocess.run([str(tools), "-m", "twine", "check", "--strict", str(wheel), str(sdist)],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 2, checked.stdout + checked.stderr
+
+    clean = venv_python(tmp_path / "clean")
+    subprocess.run([str(clean), "-m", "pip", "install", "-q", str(wheel)], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in (book.BOOK_DIR_ENV, "PYTHONPATH")}
+    board = Board("Base+MLP")
+    with popen_uhp([str(clean.parent / "hiveai")], env=env, cwd=tmp_path, timeout=COLD,
+                   startup_timeout=COLD) as engine:
+        assert engine.id == f"hiveai v{version}"
+        engine.configure({"NumThreads": 1})
+        while len(board.move_history) < 16 and not board.is_game_over():
+            move = engine.play(board, Limit(depth=2), timeout=COLD).move
+            assert move in board.legal_moves
+            board.push(move)
+    assert len(board.move_history) == 16 or board.is_game_over()
