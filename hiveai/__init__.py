@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hiveai.rules import set_board_drawer  # plain Python: no numba
+
 __version__ = "0.2.0"
 ENGINE_NAME = "hiveai"
 
@@ -101,6 +103,16 @@ __all__ = [
     "format_score",
     "think",
 ]
+
+
+def _draw_board(board: Board) -> str:
+    """A board's picture in Jupyter: :func:`hiveai.svg.board`, loaded when the first one is drawn."""
+    from hiveai.svg import board as draw
+
+    return draw(board)
+
+
+set_board_drawer(_draw_board)  # the rules layer draws nothing itself (hiveai.rules)
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name is an error there, not Any

@@ -27,7 +27,7 @@ from hiveai.training.bookbuild import ALL_GAME_TYPES, BuildSettings, build, chil
 
 SHIPPED = (*ALL_GAME_TYPES, "Critters")  # the books in openings/: every standard type and the variant
 from hiveai.rules.bug import PIECE_NAMES, parse_game_type
-from hiveai.gamerecord import read_games
+from hiveai.records import read_games
 from hiveai.rules.hex_grid import CELL_MASK, GRID, ORIGIN
 from hiveai.rules.position import MOVE_PIECE_SHIFT, PASS, do_move, new_position
 from hiveai.rules.symmetry import SYMMETRIES, frame_of, transform
@@ -159,9 +159,7 @@ def _moved_board(game_type: str, moves: list[int], sym: int, shift: tuple[int, i
     b = new_position(parse_game_type(game_type))
     for mv in moves:
         do_move(b, _moved_move(mv, sym, shift))
-    board = Board(game_type)
-    board._b[:] = b  # a test-only way in: Board has no "set position"
-    return board
+    return Board.from_position_array(b)
 
 
 @pytest.mark.parametrize("game_type", ["Base", "Base+MLP"])
