@@ -27,8 +27,6 @@ from hiveai.search.searcher import (
     WARM_GAME,
     SearchInfo,
     Searcher,
-    _game_hashes,
-    _last_placement_index,
     format_score,
     is_win_score,
     search,
@@ -54,6 +52,11 @@ from hiveai.search.tt import (
 
 MIDGAME = ("Base+MLP;InProgress;White[9];wS1;bA1 \\wS1;wP wS1-;bP -bA1;wL wP\\;bQ bA1/;wQ wL\\;"
            "bL \\bQ;wG1 /wQ;bB1 \\bP;wA1 /wS1;bM bQ/;wA2 wG1\\;bA2 bM/;wS2 /wG1;bA2 bM-")
+
+
+def kernel_hashes(board: Board) -> np.ndarray:
+    """The game's position hashes as the kernels hold them (int64 bit patterns), oldest first."""
+    return np.array(board.position_hashes(), dtype=np.uint64).view(np.int64)
 
 
 def replay_is_legal(board: Board, pv: list[Move]) -> bool:
@@ -200,14 +203,14 @@ def test_replacement_keeps_deep_and_fresh_entries():
 # --- repetition history --------------------------------------------------------
 
 
-def test_game_hash_history_and_last_placement():
+def test_the_game_history_the_kernels_get():
     board = Board("Base")
     for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
         board.play(m)
-    hashes = _game_hashes(board)
-    assert len(hashes) == board.ply + 1 and hashes[-1] == board.position_array[HASH]
-    assert _last_placement_index(board) == 4  # after bQ bG1-, the last placement
+    hashes = kernel_hashes(board)
+    assert len(hashes) == board.ply + 1 and hashes[-1] == board.position_array[HASH]  # the same bit pattern
     assert hashes[8] == hashes[4]  # the queens went out and back: the same position
+    assert len(hashes) - 1 - board.plies_since_placement() == 4  # after bQ bG1-, the last placement
 
 
 def test_repetition_scores_as_a_draw():
@@ -216,7 +219,7 @@ def test_repetition_scores_as_a_draw():
     board = Board("Base")
     for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
         board.play(m)
-    hashes = _game_hashes(board)
+    hashes = kernel_hashes(board)
     scratch, (keys, data), busy = Scratch(), new_table(1), new_busy_table()
     weights = weights_for(weights_from_env(), "Base")
     b = board.position_array.copy()
@@ -232,7 +235,7 @@ def test_repetition_scores_as_a_draw():
                            np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev),
                            np.int64(-1)))
 
-    assert value(_last_placement_index(board)) == 0
+    assert value(hp - board.plies_since_placement()) == 0
     assert value(hp) != 0  # no history to repeat: an ordinary evaluation
 
 
@@ -245,7 +248,7 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
     plain = search(board, depth=4, searcher=Searcher(tt_mb=16, weights=weights_from_env()))
     scratch, (keys, data), busy = Scratch(), new_table(1), new_busy_table()
     b = board.position_array.copy()
-    hashes = _game_hashes(board)
+    hashes = kernel_hashes(board)
     path = np.zeros(len(hashes) + 70, dtype=np.int64)
     path[: len(hashes)] = hashes
     key = np.int64(b[HASH])
@@ -257,7 +260,7 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
         scratch.ctl[CTL_SHARED] = 1
         score = int(search_root(b, scratch.ws, weights, scratch.net, scratch.moves, scratch.order, scratch.sd, path,
                                 keys, data, busy, scratch.ctl, np.zeros(0, dtype=np.int32), np.int64(depth),
-                                np.int64(len(hashes) - 1), np.int64(_last_placement_index(board))))
+                                np.int64(len(hashes) - 1), np.int64(len(hashes) - 1 - board.plies_since_placement())))
     assert (score, scratch.root_line()[0]) == (plain.score, plain.move.code)
 
 

@@ -207,7 +207,7 @@ def test_one_win_bound_and_one_formatter():
 # --- what loads numba ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["hiveai.tournament.standings", "hiveai.tournament.results",
+@pytest.mark.parametrize("module", ["hiveai.tournament.standings", "hiveai.rules.outcome",
                                     "hiveai.durable", "hiveai.search.score", "hiveai.cli"])
 def test_light_modules_do_not_import_numba(module):
     code = f"import sys, {module}; print('numba' in sys.modules)"

@@ -27,8 +27,9 @@ from hiveai.backend import make_backend
 from hiveai.rules.board import Board
 from hiveai.rules.bug import N_PIECES, PIECE_NAMES
 from hiveai.cli import TournamentCommand, parse_sprt
-from hiveai.gamerecord import read_game
+from hiveai.records import read_game
 from hiveai.rules.hex_grid import hive_coordinates
+from hiveai.rules.outcome import Termination
 from hiveai.rules.position import POS, TOP
 from hiveai.tournament import referee
 from hiveai.tournament.layout import CONFIG_FILE, GAMES_FILE, REPORT_FILE, STANDINGS_FILE, pgn_path, replay_path
@@ -294,12 +295,12 @@ def test_each_misbehaviour_forfeits_its_game_with_its_reason():
     # name -> (flags, go, reason, words of the detail); "slow" sleeps 0.75 s, so it always answers past the
     # 0.5 s budget's tolerance (0.5 s * 1.1 + 0.1 s = 0.65 s), and 0.75 s before its hang time (1.5 s).
     misbehaving = {
-        "crash": (("--crash-at", "5"), "depth 1", referee.CRASH, "exited with code 3 during 'bestmove depth 1'"),
-        "illegal": (("--illegal-at", "3"), "depth 1", referee.ILLEGAL_MOVE, "pass"),
-        "garbage": (("--garbage-at", "4"), "depth 1", referee.GARBAGE, "bestmove"),
-        "erring": (("--err-at", "3"), "depth 1", referee.ENGINE_ERROR,
+        "crash": (("--crash-at", "5"), "depth 1", Termination.CRASH, "exited with code 3 during 'bestmove depth 1'"),
+        "illegal": (("--illegal-at", "3"), "depth 1", Termination.ILLEGAL_MOVE, "pass"),
+        "garbage": (("--garbage-at", "4"), "depth 1", Termination.UNPARSEABLE_OUTPUT, "bestmove"),
+        "erring": (("--err-at", "3"), "depth 1", Termination.ENGINE_ERROR,
                    "answered 'err Something went wrong in the engine.'"),
-        "slow": (("--slow", "0.75"), "time 00:00:00.5", referee.TIME_FORFEIT, "for a 0.5 s move"),
+        "slow": (("--slow", "0.75"), "time 00:00:00.5", Termination.TIME_FORFEIT, "for a 0.5 s move"),
     }
     rules = referee.Rules(max_plies=20)
     tasks = [game_task(fake_spec("ok"), fake_spec(name, *flags, go=go), rules, f"g{i:05d}")
@@ -328,12 +329,12 @@ def test_each_misbehaviour_forfeits_its_game_with_its_reason():
 def test_every_forfeit_is_recorded_with_its_reason(tmp_path):
     """hiveai against engines that misbehave in every way the referee must catch."""
     engines = {
-        "crash": (fake("--crash-at", "12"), referee.CRASH),
-        "illegal": (fake("--illegal-at", "9"), referee.ILLEGAL_MOVE),
-        "hang": (fake("--hang-at", "8"), referee.HANG),
-        "garbage": (fake("--garbage-at", "10"), referee.GARBAGE),
-        "slow": (fake("--slow", "1.0"), referee.TIME_FORFEIT),
-        "erring": (fake("--err-at", "6"), referee.ENGINE_ERROR),
+        "crash": (fake("--crash-at", "12"), Termination.CRASH),
+        "illegal": (fake("--illegal-at", "9"), Termination.ILLEGAL_MOVE),
+        "hang": (fake("--hang-at", "8"), Termination.HANG),
+        "garbage": (fake("--garbage-at", "10"), Termination.UNPARSEABLE_OUTPUT),
+        "slow": (fake("--slow", "1.0"), Termination.TIME_FORFEIT),
+        "erring": (fake("--err-at", "6"), Termination.ENGINE_ERROR),
     }
     # Timed moves for the two clock tests: "hang" hangs after 1 s + 1 s; "slow" answers after 1.0 s, past
     # 0.5 s * 1.1 + 0.1 s but before its hang time (1.5 s). Everyone else has the default depth-mode
@@ -396,10 +397,10 @@ def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
         # within a short set-up time (it writes its pid before anything else).
         referee.play_game(game_task(ok, ok2, referee.Rules(max_plies=2)))
         hung = referee.play_game(game_task(ok, mute, referee.Rules(max_plies=2, banner_timeout=2.0)))
-        assert (hung["forfeit"], hung["reason"], hung["winner"]) == ("mute", referee.HANG, "ok")
+        assert (hung["forfeit"], hung["reason"], hung["winner"]) == ("mute", Termination.HANG, "ok")
         assert hung["detail"] == "no start-up banner (its 'id' line and 'ok') within 2.0 s"
         rejected = referee.play_game(game_task(picky, ok2, referee.Rules(max_plies=2)))
-        assert (rejected["forfeit"], rejected["reason"], rejected["winner"]) == ("picky", referee.ENGINE_ERROR, "ok2")
+        assert (rejected["forfeit"], rejected["reason"], rejected["winner"]) == ("picky", Termination.ENGINE_ERROR, "ok2")
         assert rejected["detail"] == "option Style=sharp rejected: err Unknown option Style"
         assert len(pids.read_text().split()) == 4
         assert sorted(running(pids)) == sorted(e.proc.pid for e in referee.pooled_engines().values())  # ok, ok2
@@ -473,10 +474,10 @@ def test_the_hang_timeout_applies_to_every_answer_in_a_game(tmp_path):
         # thread's pool, as between the games of a tournament. Then every answer has one second.
         one_ply = ScheduledGame("g00000", 0, 0, ("ok", "h2"), "ok", "h2", "Base+MLP;InProgress;Black[1];wS1")
         warm = referee.play_game(referee.GameTask(one_ply, ok, hangs["play"], referee.Rules(max_plies=1)))
-        assert (warm["reason"], warm["forfeit"]) == (referee.MAX_PLIES_REACHED, None), warm["detail"]
+        assert (warm["reason"], warm["forfeit"]) == (Termination.MAX_PLIES, None), warm["detail"]
         for i, (command, spec) in enumerate(hangs.items(), 1):
             r = referee.play_game(game_task(ok, spec, rules, f"g{i:05d}"))
-            assert (r["forfeit"], r["reason"]) == (spec.name, referee.HANG), r["detail"]
+            assert (r["forfeit"], r["reason"]) == (spec.name, Termination.HANG), r["detail"]
             assert r["detail"].startswith(f"no 'ok' within 1.0 s of '{command} "), r["detail"]
     finally:
         referee.close_all()
@@ -493,7 +494,7 @@ def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path)
     with make_backend(concurrency=2) as backend:
         records = {r["id"]: r for r in backend.imap_unordered(referee.play_game, tasks)}
     true, false = records["g00000"], records["g00001"]
-    assert (true["result"], true["reason"], true["forfeit"]) == ("Draw", referee.ENGINE_DRAW, None)
+    assert (true["result"], true["reason"], true["forfeit"]) == ("Draw", Termination.ENGINE_DRAW, None)
     board = Board.from_game_string(true["game_string"])
     history = [board.zobrist]
     while board.ply > 0:  # the final position really occurred three times
@@ -502,12 +503,12 @@ def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path)
     assert history.count(history[0]) == 3
     assert true["flags"] == [f"claimer declared a draw after ply {true['plies']}; honoured: the position occurred "
                              "3 times"]
-    assert false["reason"] != referee.ENGINE_DRAW and false["plies"] > 6
+    assert false["reason"] != Termination.ENGINE_DRAW and false["plies"] > 6
     assert false["flags"] == ["liar declared a draw after ply 6; rejected: the position occurred 1 time, "
                               "the game goes on"]
     # The standings count the honoured claim among the game ends and only the rejected one as a flag.
     notes = standings_notes([true, false], ["claimer", "shuffler", "liar", "other"])
-    assert f"{referee.ENGINE_DRAW} 1" in notes[1]
+    assert f"{Termination.ENGINE_DRAW} 1" in notes[1]
     assert "Games with flags (an engine declared a result the referee did not see): 1" in notes
 
 
@@ -770,7 +771,7 @@ def test_an_engine_that_hangs_at_start_up_on_a_ray_worker_is_reaped(tmp_path, ra
                      fake_spec("mute", "--hang-at-start", "--pid-file", str(pids)), rules)
     with make_backend(cluster="ray") as backend:
         [record] = backend.imap_unordered(referee.play_game, [task])
-    assert (record["forfeit"], record["reason"]) == ("mute", referee.HANG)
+    assert (record["forfeit"], record["reason"]) == ("mute", Termination.HANG)
     assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
 
 

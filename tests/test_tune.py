@@ -19,6 +19,7 @@ from hiveai.evaluation.linear import (
     write_weights_file,
 )
 from hiveai.rules.movegen import new_workspace
+from hiveai.rules.outcome import Termination
 from hiveai.training.tune import (
     GAMES_FILE,
     SelfPlayTask,
@@ -46,6 +47,9 @@ def test_a_selfplay_game_is_legal_and_reproducible():
         board.play(move)  # raises if illegal
     assert record["result"] == (board.state if board.is_game_over() else "Draw")
     assert len(record["moves"]) <= 60
+    ended = Termination(record["reason"])
+    assert ended == (board.outcome().termination if board.is_game_over() else
+                     Termination.REPETITION if board.is_repetition() else Termination.MAX_PLIES)
 
 
 def test_selfplay_resumes_without_replaying_or_losing_games(tmp_path):

@@ -29,15 +29,11 @@ from hiveai.search.searcher import search
 
 def repeated_position(game_string: str) -> tuple[Board, int]:
     """The game replayed to the first occurrence of its final position, and how often that position occurred."""
-    final = Board.from_game_string(game_string)
-    moves = final.move_history
-    board = Board(final.game_type_string)
-    seen = [board.zobrist]
-    for move in moves:
-        board.play(move)
-        seen.append(board.zobrist)
+    board = Board.from_game_string(game_string)
+    seen = board.position_hashes()
     first = seen.index(seen[-1])
-    board.undo(len(moves) - first)
+    if first < board.ply:
+        board.undo(board.ply - first)
     return board, seen.count(seen[-1])
 
 
