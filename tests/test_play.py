@@ -21,7 +21,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from hiveai.rules.board import Board
-from hiveai.gamerecord import read_game
+from hiveai.records import read_game
 from hiveai.play import allowed_hosts
 from hiveai.play.engines import READY, AnalysisLine, EngineSide
 from hiveai.play.hint import reason

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from hiveai.gamerecord import GameRecord, read_game
+from hiveai.records import GameRecord, read_game
 
 GAMES = Path(__file__).resolve().parent / "data" / "games"
 SURROUND_GAME = GAMES / "HV-Abbo69-WeakBot-2018-10-28-2007.pgn"  # White surrounds the black queen on move 31

@@ -72,7 +72,7 @@ def dump_dom(page: Path, width: int = 1280, height: int = 1400) -> tuple[str, li
 def render_docs(out: Path, depth: int) -> None:
     from hiveai.analysis.analyse import analyse_game
     from hiveai.rules.board import Board
-    from hiveai.gamerecord import read_game
+    from hiveai.records import read_game
     from hiveai.analysis.pages import review_page
     from hiveai.search.searcher import search
     from hiveai.svg import board

@@ -32,7 +32,7 @@ from typing import Callable, Iterator
 
 from hiveai.rules.board import Board, Move
 from hiveai.rules.bug import COLOUR_NAMES
-from hiveai.gamerecord import FINISHED, GameRecord
+from hiveai.records import FINISHED, GameRecord
 from hiveai.analysis.render import render_board
 from hiveai.search.searcher import Searcher, SearchInfo, SearchResult, format_score, is_win_score, search
 from hiveai.text import plural
@@ -290,7 +290,7 @@ def review_game(
     (``DEFAULT_GAME_DEPTH`` when neither is given), the position after it to
     one ply less than that search reached (at least 1), all by one
     :class:`~hiveai.search.searcher.Searcher` whose table carries over from move to
-    move as in play. The moves replay legally (:func:`hiveai.gamerecord.read_game`
+    move as in play. The moves replay legally (:func:`hiveai.records.read_game`
     checked them).
     """
     if depth is None and time is None:
