@@ -264,26 +264,26 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
     assert (score, scratch.root_line()[0]) == (plain.score, plain.move.code)
 
 
-def test_search_switches_parse_and_the_threat_extension_changes_the_tree(monkeypatch):
-    monkeypatch.setenv(SEARCH_ENV, " extend=0 ")
-    assert search_switches() == {"extend": 0, "rfp": 50, "nullmove": 1}
-    assert search_switches(network=True) == {"extend": 0, "rfp": 0, "nullmove": 0}
-    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
+def test_search_switches_parse_and_the_null_move_changes_the_tree(monkeypatch):
+    monkeypatch.setenv(SEARCH_ENV, " nullmove=0 ")
+    assert search_switches() == {"rfp": 50, "nullmove": 0}
+    assert search_switches(network=True) == {"rfp": 0, "nullmove": 0}
+    for bad in ("nullmove=2", "nullmove=", "nullmove", "nosuch=1", "lmr=1", "extend=0", "rfp=100", "rfp=x"):
         monkeypatch.setenv(SEARCH_ENV, bad)
         with pytest.raises(ValueError, match=SEARCH_ENV):
             search_switches()
     monkeypatch.delenv(SEARCH_ENV)
     # The defaults matches kept (hiveai.switches): the pruning only with the linear evaluation.
-    assert search_switches() == {"extend": 1, "rfp": 50, "nullmove": 1}
-    assert search_switches(network=True) == {"extend": 1, "rfp": 0, "nullmove": 0}
+    assert search_switches() == {"rfp": 50, "nullmove": 1}
+    assert search_switches(network=True) == {"rfp": 0, "nullmove": 0}
     board = Board.parse(MIDGAME)
     nodes = {}
-    for extend in (0, 1):
-        monkeypatch.setenv(SEARCH_ENV, f"extend={extend}")
+    for null_move in (0, 1):
+        monkeypatch.setenv(SEARCH_ENV, f"nullmove={null_move}")
         result = Searcher(tt_mb=4).search(board, depth_limits(4, StopFlag()))
         assert result.depth == 4 and replay_is_legal(board, result.pv)
-        nodes[extend] = result.nodes
-    assert nodes[0] != nodes[1], nodes  # leaves next to a five-neighbour queen are searched on
+        nodes[null_move] = result.nodes
+    assert nodes[0] != nodes[1], nodes  # the switch reaches the kernel
 
 
 def test_weight_and_node_budget_switches_share_the_format(monkeypatch):

@@ -50,7 +50,7 @@ from hiveai.rules.notation import move_to_string
 from hiveai.rules.position import HASH, do_move
 from hiveai.search.results import Line, SearchInfo, SearchResult
 from hiveai.search.scratch import (
-    CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE, CTL_RFP, CTL_ROOT_MOVE,
+    CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE, CTL_RFP, CTL_ROOT_MOVE,
     CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES, MAX_PLY, Scratch,
 )
 from hiveai.search.score import WIN, format_score, is_win_score  # noqa: F401 - format_score: the results API
@@ -68,7 +68,7 @@ WARM_GAME = "Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-"
 # How often the waiting thread checks the clock and the stop flag (seconds).
 POLL_INTERVAL = 0.002
 # The ctl slot each search switch (hiveai.switches.SEARCH_SWITCHES) is written to.
-SWITCH_SLOTS = {"extend": CTL_EXTEND, "rfp": CTL_RFP, "nullmove": CTL_NULL_MOVE}
+SWITCH_SLOTS = {"rfp": CTL_RFP, "nullmove": CTL_NULL_MOVE}
 
 
 class Searcher:
