@@ -7,13 +7,13 @@ import os
 
 import numpy as np
 import pytest
+from tactics import crowd
 
 from hiveai.rules.board import Board
 from hiveai.evaluation.linear import (
     WEIGHT_NAMES,
     default_weights,
     evaluate,
-    queen_neighbours,
     read_weights_file,
     weights_for,
     write_weights_file,
@@ -114,7 +114,7 @@ def test_training_positions_are_quiet_positions_after_the_opening():
         for text in moves:
             board.play(text)
             b = board.position_array
-            calm = queen_neighbours(b, 0) < 5 and queen_neighbours(b, 1) < 5
+            calm = crowd(b, 0) < 5 and crowd(b, 1) < 5
             if board.ply >= 8 and not board.is_game_over() and calm:
                 s = int(evaluate(b, new_workspace(), default_weights()))
                 board_scores.append(s if board.ply % 2 == 0 else -s)

@@ -231,11 +231,6 @@ class _Pool(threading.local):
 _POOL = _Pool()
 
 
-def pooled_engines() -> dict[str, EngineProcess]:
-    """The engines this thread keeps running between its games, by engine name (a copy)."""
-    return dict(_POOL.engines)
-
-
 def _start(spec: EngineSpec, log: GameLog, keep: bool, rules: Rules) -> EngineProcess:
     """This thread's running engine for ``spec``, or a new one (handshake done).
 
