@@ -246,7 +246,7 @@ def test_out_of_book_and_without_a_book(tmp_path, monkeypatch):
     assert book_move(Board("Base+M")) is None
 
 
-@pytest.mark.slow  # a wall-clock limit: the slow step, not the fast suite
+@pytest.mark.timing
 def test_loading_and_first_book_move_take_under_50_ms():
     board = Board("Base+MLP")
     board.legal_move_ints()  # kernels loaded, as after newgame in the engine

@@ -86,7 +86,7 @@ def _scratch():
     return new_workspace(), np.zeros(2 * MAX_MOVES, dtype=np.int32)
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_a_weak_level_takes_a_natural_time():
     board = Board.parse(OPENING)
     r = search(board, time=1.0, level=1, rng=random.Random(1))

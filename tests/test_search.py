@@ -316,7 +316,7 @@ def test_depth_zero_and_zero_time_answer_without_searching():
         assert result.move == first and result.depth == 0 and result.score is None
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_stop_flag_ends_a_long_search_quickly():
     board = Board.from_game_string(MIDGAME)
     stop = StopFlag()
@@ -330,7 +330,7 @@ def test_stop_flag_ends_a_long_search_quickly():
     assert result.move in board.legal_moves and result.depth >= 1
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_time_limit_is_kept():
     board = Board.from_game_string(MIDGAME)
     searcher = Searcher(tt_mb=4)
@@ -341,7 +341,7 @@ def test_time_limit_is_kept():
     assert result.move in board.legal_moves and result.depth >= 1
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_time_budget_is_spent_up_to_the_soft_deadline():
     """No answer before the soft deadline: an iteration that cannot finish is still
     searched (its better root moves count), so the budget is not thrown away. Only

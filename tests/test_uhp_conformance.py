@@ -92,7 +92,8 @@ def test_01_banner_before_numba():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # compiles every kernel (about 100 s)
+@pytest.mark.timing
 def test_01_cold_cache(fresh_engine, tmp_path):
     """With an empty numba cache the banner is still immediate; compiling
     happens after it, and the engine then answers normally."""
