@@ -400,6 +400,7 @@ def test_cli_shows_a_won_line_as_a_win_not_as_a_number(tmp_path):
 # --- installation ----------------------------------------------------------------------------
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_a_non_editable_install_finds_the_books(tmp_path):
     """`pip install .` ships the books: build a wheel, install it into a fresh venv, load them there."""

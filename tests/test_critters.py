@@ -346,6 +346,7 @@ def test_pass_when_every_move_would_surround_your_own_bee():
 # --- through the tools ----------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_uhp_session(engine):
     """newgame, validmoves, play, bestmove and undo in Critters; info still lists only Hive's expansions."""
     assert engine.cmd1("newgame Critters") == "Critters;NotStarted;White[1]"

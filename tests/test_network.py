@@ -146,6 +146,7 @@ def test_the_search_evaluates_with_the_network():
     assert _depth1_score(Searcher(tt_mb=1, weights=weights_from_env()), board) != score
 
 
+@pytest.mark.integration
 def test_eval_file_loads_a_network_and_a_bad_one_changes_nothing(engine, tmp_path):
     net_path = tmp_path / "net.hnn"
     write_network(net_path, random_network(np.random.default_rng(6)))

@@ -40,7 +40,7 @@ WAIT = 60.0  # seconds any one thing may take on a loaded machine (the engine's 
 
 needs_browser = pytest.mark.skipif(not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)),
                                    reason="needs Debian's chromium and chromium-driver")
-pytestmark = [pytest.mark.slow, needs_browser]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, needs_browser]
 
 
 class Server:

@@ -40,6 +40,7 @@ def test_the_lazy_names_are_the_real_ones_and_listed():
         hiveai.nope  # noqa: B018
 
 
+@pytest.mark.integration
 def test_import_hiveai_and_hiveai_engine_load_no_numba():
     code = "import sys, hiveai, hiveai.engine, hiveai.search.limit, hiveai.rules.cell; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -423,6 +423,7 @@ print("MISSES", " ".join(misses))
 """
 
 
+@pytest.mark.integration
 def test_every_search_kernel_loads_from_a_warm_cache_in_a_fresh_process():
     """Recursive kernels reload from numba's cache only if their argument types are
     stable (numba issues 6061, 6713); a bad reload segfaults. The first process fills

@@ -144,10 +144,6 @@ def test_jupyter_hook_is_the_board_picture():
     board = Board.parse(MIDGAME)
     assert board._repr_svg_() == svg.board(board)
     parse_svg(board._repr_svg_())
-    code = ("import sys; from hiveai.rules.board import Board; b = Board('Base'); "
-            "print('hiveai.svg' in sys.modules, b._repr_svg_()[:4], 'hiveai.svg' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "<svg", "True"], out.stderr
     try:
         rules.set_board_drawer(None)
         assert board._repr_svg_() is None
@@ -155,6 +151,14 @@ def test_jupyter_hook_is_the_board_picture():
         assert board._repr_svg_() == f"<svg>{board.ply}</svg>"
     finally:
         rules.set_board_drawer(svg.board)
+
+
+@pytest.mark.integration  # a fresh interpreter
+def test_a_board_is_a_picture_after_any_import_of_hiveai_and_loads_the_pictures_at_the_first():
+    code = ("import sys; from hiveai.rules.board import Board; b = Board('Base'); "
+            "print('hiveai.svg' in sys.modules, b._repr_svg_()[:4], 'hiveai.svg' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "<svg", "True"], out.stderr
 
 
 def arrow_of(root, move: str):

@@ -287,6 +287,7 @@ def test_ray_backend_streams_results_and_owns_only_the_instance_it_starts(monkey
 # --- refereeing -------------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_each_misbehaviour_forfeits_its_game_with_its_reason():
     """One game each, a fake against a fake that misbehaves: the referee's forfeits and their
     details, and a false result flagged while the game goes on. (The whole tournament of this,
@@ -325,6 +326,7 @@ def test_each_misbehaviour_forfeits_its_game_with_its_reason():
 # The whole gauntlet: hiveai in 14 games (about a minute of a 2-core machine). The fast suite checks each
 # forfeit and the false-result flag in test_each_misbehaviour_forfeits_its_game_with_its_reason, and a
 # tournament's records, report and standings in test_resume_refuses_a_different_tournament_....
+@pytest.mark.integration
 @pytest.mark.slow
 def test_every_forfeit_is_recorded_with_its_reason(tmp_path):
     """hiveai against engines that misbehave in every way the referee must catch."""
@@ -378,12 +380,14 @@ def test_every_forfeit_is_recorded_with_its_reason(tmp_path):
     assert "hiveai" in standings.splitlines()[2]  # ranked first
 
 
+@pytest.mark.integration
 def test_an_engine_that_cannot_start_stops_the_tournament_early(tmp_path):
     cfg = config(["a=" + fake(), "b=/nonexistent/engine --flag"])
     with pytest.raises(TournamentError, match=r"engine b \(/nonexistent/engine --flag\) cannot play: crash"):
         play(cfg, tmp_path / "t")
 
 
+@pytest.mark.integration
 def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
     """An engine that hangs at start-up or rejects an option loses, and its process is gone:
     killed and reaped at once, so it cannot spin on a core for the rest of the tournament."""
@@ -409,6 +413,7 @@ def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
     assert wait_gone(pids) == []
 
 
+@pytest.mark.integration
 def test_a_tournament_with_a_mute_engine_stops_at_the_banner_timeout_and_leaves_no_process(tmp_path):
     """The check before the games awaits a banner for the banner timeout only (the long wait
     for a cold numba cache is for newgame and the first bestmove): the message names the
@@ -428,6 +433,7 @@ def test_a_tournament_with_a_mute_engine_stops_at_the_banner_timeout_and_leaves_
     assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
 
 
+@pytest.mark.integration
 def test_the_tournament_command_takes_the_banner_timeout(tmp_path):
     """The same through the command line (--banner-timeout), as the user meets it."""
     pids = tmp_path / "pids"
@@ -442,6 +448,7 @@ def test_the_tournament_command_takes_the_banner_timeout(tmp_path):
     assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
 
 
+@pytest.mark.integration
 def test_the_check_says_what_it_waits_for_when_a_first_move_is_slow(monkeypatch):
     """newgame and the first bestmove of the check may take a cold compile's time: after
     SLOW_NOTICE seconds the check says what it waits for (here after 0.1 s, for an engine
@@ -458,6 +465,7 @@ def test_the_check_says_what_it_waits_for_when_a_first_move_is_slow(monkeypatch)
     assert waits[-1] == expected and waits[:-1] in ([], [expected.replace("bestmove depth 1", "newgame Base")])
 
 
+@pytest.mark.integration
 def test_the_hang_timeout_applies_to_every_answer_in_a_game(tmp_path):
     """An engine that never answers options, newgame or play loses as hung after the hang
     timeout (play and pass: at most COMMAND_TIMEOUT), and its process is gone."""
@@ -484,6 +492,7 @@ def test_the_hang_timeout_applies_to_every_answer_in_a_game(tmp_path):
     assert len(pids.read_text().split()) == 4 and wait_gone(pids) == []
 
 
+@pytest.mark.integration
 def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path):
     """A true claim (the position did occur three times) ends the game as a draw, even with
     repetition adjudication off; a false one is flagged once and the game goes on."""
@@ -521,6 +530,7 @@ def _nothing_written(out: Path) -> bool:
     return not any((out / name).exists() for name in (STANDINGS_FILE, GAMES_FILE, CONFIG_FILE))
 
 
+@pytest.mark.integration
 def test_an_engine_that_rejects_fractional_times_stops_the_tournament_before_any_game(tmp_path):
     cfg = config(["a=" + fake(), "nk=" + fake("--whole-seconds")], time=0.3, depth=None)
     out = tmp_path / "t"
@@ -537,6 +547,7 @@ def test_an_engine_that_rejects_fractional_times_stops_the_tournament_before_any
     assert len(records) == 2 and all(r["forfeit"] is None for r in records)
 
 
+@pytest.mark.integration
 def test_an_engine_that_rejects_an_option_stops_the_tournament_before_any_game(tmp_path):
     cfg = config(["a=" + fake(), "picky=" + fake("--no-options")], options=["picky:Style=sharp"])
     out = tmp_path / "t"
@@ -546,6 +557,7 @@ def test_an_engine_that_rejects_an_option_stops_the_tournament_before_any_game(t
     assert _nothing_written(out)
 
 
+@pytest.mark.integration
 def test_a_first_game_lost_to_the_set_up_stops_the_tournament(tmp_path, monkeypatch):
     """Without the check before the games (as on a Ray cluster, whose engines are not
     started beforehand), the first game lost to a rejected limit stops the run unrecorded."""
@@ -564,6 +576,7 @@ def test_a_first_game_lost_to_the_set_up_stops_the_tournament(tmp_path, monkeypa
 
 # The same rejection through run() is the fast test_an_engine_that_rejects_fractional_times_...; the
 # command's non-zero exit with its message, test_the_tournament_command_takes_the_banner_timeout.
+@pytest.mark.integration
 @pytest.mark.slow
 def test_the_tournament_command_exits_non_zero_naming_the_rejected_command(tmp_path):
     out = tmp_path / "t"
@@ -579,6 +592,7 @@ def test_the_tournament_command_exits_non_zero_naming_the_rejected_command(tmp_p
 # --- records and resume -------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_path):
     out = tmp_path / "t"
     cfg = config(["a=" + fake(), "b=" + fake("--first")], games=2, max_plies=20)
@@ -621,6 +635,7 @@ def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_pa
         play(cfg, out, resume=True)
 
 
+@pytest.mark.integration
 def test_a_second_run_on_the_same_out_stops_before_playing(tmp_path):
     """Two runs on one --out would both append the same scheduled games: the second is refused at once."""
     from hiveai.durable import DirectoryLock
@@ -701,6 +716,7 @@ def _cli(out: Path, *extra: str) -> subprocess.Popen:
                             start_new_session=True, cwd=REPO)
 
 
+@pytest.mark.integration
 @pytest.mark.slow  # 24 games of hiveai in subprocesses; resume itself is tested above
 def test_killed_and_resumed_equals_uninterrupted(tmp_path):
     """SIGKILL (runner and engines) midway, --resume: every game once, same standings."""
@@ -778,6 +794,7 @@ def test_an_engine_that_hangs_at_start_up_on_a_ray_worker_is_reaped(tmp_path, ra
 # --- SPRT ---------------------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
     # Deterministic and identical: each pair is one result for each colour (a win and a loss, or two
     # draws), so every pair is in the pentanomial's middle bucket and the score is exactly 50 %. The
@@ -801,6 +818,7 @@ def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
 
 # Up to 60 games of hiveai. The runner's stop at an SPRT decision is the fast
 # test_sprt_of_an_engine_against_itself_accepts_h0; H1's maths, test_stats.py.
+@pytest.mark.integration
 @pytest.mark.slow
 def test_sprt_against_a_much_weaker_engine_accepts_h1(tmp_path):
     cfg = config([f"hiveai={HIVEAI}", "weak=" + fake("--first")], games=60, sprt=[0, 100, 0.05, 0.05],
@@ -810,6 +828,7 @@ def test_sprt_against_a_much_weaker_engine_accepts_h1(tmp_path):
     assert len(records) < 60
 
 
+@pytest.mark.integration
 @pytest.mark.slow  # up to 200 games of real search; the SPRT's maths is in test_stats.py
 def test_sprt_depth_3_against_depth_1_accepts_h1(tmp_path):
     cfg = config([f"d3={HIVEAI}", f"d1={HIVEAI}"], go=["d3:depth 3", "d1:depth 1"], depth=None, games=200,
@@ -819,6 +838,7 @@ def test_sprt_depth_3_against_depth_1_accepts_h1(tmp_path):
     assert len(records) < 200
 
 
+@pytest.mark.integration
 def test_hiveai_engines_get_one_thread_unless_the_user_says_otherwise():
     spec = parse_engine(f"h={HIVEAI}")
     banner = ["id hiveai v1.0", "Mosquito;Ladybug;Pillbug"]

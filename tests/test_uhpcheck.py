@@ -79,6 +79,7 @@ def test_compare_moves_reads_any_reference_and_names_what_differs():
     assert len(d.engine_lacks) == len(board.legal_moves) - 1
 
 
+@pytest.mark.integration
 def test_unbroken_fake_passes_the_targeted_cases():
     results = run_checks(fake("none"), ["undo", "bestmove-depth", "illegal-moves", "eof"], timeout=5)
     assert {r.name: r.status for r in results} == dict.fromkeys(["undo", "bestmove-depth", "illegal-moves", "eof"],
@@ -91,6 +92,7 @@ def test_unbroken_fake_passes_the_targeted_cases():
 WAITED_OUT = {"hang-bestmove", "late-time", "no-exit"}
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("broken", [pytest.param(b, marks=pytest.mark.slow) if b in WAITED_OUT else b
                                     for b in sorted(BROKEN)])
 def test_each_fake_is_caught_by_its_case(broken):
@@ -100,6 +102,7 @@ def test_each_fake_is_caught_by_its_case(broken):
     assert words in results[name].message, results[name].message
 
 
+@pytest.mark.integration
 def test_the_difference_is_shrunk_and_printed_as_a_game():
     result = by_name(run_checks(fake("miss-spider"), ["random-moves"], quick=True, timeout=5,
                                 game_type=["Base"]))["random-moves"]
@@ -111,6 +114,7 @@ def test_the_difference_is_shrunk_and_printed_as_a_game():
     assert board.ply == shrunk_to <= shrunk_from
 
 
+@pytest.mark.integration
 def test_cli_json_and_exit_status():
     runner = CliRunner()
     out = runner.invoke(main, ["uhp-check", "--json", "--case", "undo", "--timeout", "5", "--", *fake("ignore-undo")])
@@ -126,6 +130,7 @@ def test_case_names_are_unique():
     assert len(names) == len(set(names))
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 @pytest.mark.parametrize("broken", sorted(BROKEN))
 def test_default_run_catches_each_fake(broken):
@@ -134,6 +139,7 @@ def test_default_run_catches_each_fake(broken):
     assert results[name].status == FAIL and words in results[name].message, results[name]
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_hiveai_passes_its_own_default_check():
     results = run_checks(HIVEAI)
