@@ -21,14 +21,16 @@ loaded only when a :class:`hiveai.rules.board.Board` is first used, so the UHP b
 can be printed before any compilation happens. The names are loaded on first
 use (``__getattr__`` below); type checkers see them through the imports under
 ``TYPE_CHECKING`` instead (and not the ``__getattr__``, so a misspelt name is an
-error for them), and the package ships ``py.typed``.
+error for them), and the package ships ``py.typed``. It also gives the rules layer its board
+picture (:func:`hiveai.rules.set_board_drawer`: :func:`hiveai.svg.board`, loaded when first drawn), so
+a board shows as SVG in Jupyter.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hiveai.rules import set_board_drawer  # plain Python: no numba
+from hiveai.rules import set_board_drawer as _set_board_drawer  # plain Python: no numba
 
 __version__ = "0.2.0"
 ENGINE_NAME = "hiveai"
@@ -112,7 +114,7 @@ def _draw_board(board: Board) -> str:
     return draw(board)
 
 
-set_board_drawer(_draw_board)  # the rules layer draws nothing itself (hiveai.rules)
+_set_board_drawer(_draw_board)  # the rules layer draws nothing itself (hiveai.rules)
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name is an error there, not Any
