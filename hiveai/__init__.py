@@ -14,6 +14,8 @@ Piece('wG1')
 >>> board.outcome() is None, hiveai.WHITE, hiveai.BLACK
 (True, 0, 1)
 
+hiveai's own engine, the one behind every front end, is :class:`hiveai.Engine` (its
+options, the book, the levels, pondering); :func:`hiveai.think` is its one-call search.
 Other engines are driven with :func:`hiveai.engine.popen_uhp`.
 
 Importing this package is cheap on purpose: numba and the compiled kernels are
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
     from hiveai.rules.bug import WHITE as WHITE
     from hiveai.rules.cell import Cell as Cell
     from hiveai.rules.cell import Direction as Direction
-    from hiveai.search.limit import Limit as Limit
+    from hiveai.search.timeman import Limit as Limit
     from hiveai.rules.outcome import Outcome as Outcome
     from hiveai.rules.outcome import Termination as Termination
     from hiveai.rules.piece import Piece as Piece
@@ -54,9 +56,10 @@ if TYPE_CHECKING:
     from hiveai.search.score import format_score as format_score
     from hiveai.search.searcher import SearchResult as SearchResult
     from hiveai.search.searcher import Searcher as Searcher
-    from hiveai.player.thinking import StopHandle as StopHandle
-    from hiveai.player.thinking import ThinkResult as ThinkResult
-    from hiveai.player.thinking import think as think
+    from hiveai.search.searcher import ThinkResult as ThinkResult
+    from hiveai.search.timeman import StopHandle as StopHandle
+    from hiveai.player import Engine as Engine
+    from hiveai.player import think as think
 
 # Each public name and the module it lives in (loaded on first use).
 _LAZY = {
@@ -69,10 +72,11 @@ _LAZY = {
     "BLACK": "hiveai.rules.bug",
     "Outcome": "hiveai.rules.outcome",
     "Termination": "hiveai.rules.outcome",
-    "Limit": "hiveai.search.limit",
-    "think": "hiveai.player.thinking",
-    "ThinkResult": "hiveai.player.thinking",
-    "StopHandle": "hiveai.player.thinking",
+    "Limit": "hiveai.search.timeman",
+    "StopHandle": "hiveai.search.timeman",
+    "Engine": "hiveai.player",
+    "think": "hiveai.player",
+    "ThinkResult": "hiveai.search.searcher",
     "Score": "hiveai.search.score",
     "Cp": "hiveai.search.score",
     "Win": "hiveai.search.score",
@@ -90,6 +94,7 @@ __all__ = [
     "Cell",
     "Cp",
     "Direction",
+    "Engine",
     "Limit",
     "Move",
     "Outcome",

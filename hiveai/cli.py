@@ -16,7 +16,7 @@ from typing import Callable
 import click
 
 from hiveai import __version__
-from hiveai.player.options import CPUS
+from hiveai.player import CPUS
 from hiveai.text import plural
 from hiveai.tournament.timeouts import (
     BANNER_TIMEOUT,

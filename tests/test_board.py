@@ -39,8 +39,8 @@ from hiveai.rules.position import (
 
 DATA = Path(__file__).parent / "data"
 OPENING = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
-# A reported case: W of bQ holds bS1, so "bB1 -bQ" names an occupied cell
-# (Mzinga rejects it); hiveai used to read it as the climb "bB1 bS1".
+# W of bQ holds bS1, so "bB1 -bQ" names an occupied cell: Mzinga rejects it, and it
+# must not be read as the climb "bB1 bS1".
 OCCUPIED_SIDE_GS = "Base;InProgress;Black[5];wS1;bS1 wS1-;wB1 \\wS1;bB1 bS1/;wG1 /wS1;bG1 bS1\\;wQ /wB1;bQ bB1\\;wS2 /wG1"
 # wB2 sits on wQ; wB1 may climb onto that stack, named by its top: "wB1 wB2".
 COVERED_GS = "Base;InProgress;White[5];wB1;bB1 \\wB1;wQ /wB1;bB2 -bB1;wB2 wQ\\;bQ \\bB1;wB2 wQ;bB2 /bB1"

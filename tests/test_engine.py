@@ -24,7 +24,7 @@ from hiveai.engine import (
     UnsupportedLimitError,
     popen_uhp,
 )
-from hiveai.search.limit import Limit
+from hiveai.search.timeman import Limit
 
 from uhp_client import HIVEAI
 

@@ -114,9 +114,10 @@ OPENING = ("wS1", "bS1 wS1-", "wQ \\wS1", "bQ bS1-", "wA1 wQ/")
 
 
 def _depth1_score(searcher, board, **kw) -> int:
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.search.score import int_score
+    from hiveai.search.timeman import Limit
 
-    return searcher.search(board, depth_limits(1, StopFlag()), **kw).score
+    return int_score(searcher.search(board, Limit(depth=1), **kw).score)
 
 
 def _children_scores(board, net) -> list[int]:
@@ -207,20 +208,18 @@ def test_a_default_search_scores_with_the_network_in_base_mlp_and_linearly_elsew
 
 
 def test_the_levels_evaluate_linearly_as_they_were_calibrated():
-    import random
-
-    from hiveai.player.levels import play_level
+    from hiveai.player import Engine
     from hiveai.search.searcher import Searcher
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.search.timeman import Limit
 
     board = game("Base+MLP", *OPENING)
     played = []
-    for searcher in (Searcher(tt_mb=1), Searcher(tt_mb=1, weights=weights_from_env())):
-        result = play_level(searcher, board, depth_limits(30, StopFlag()), 6, random.Random(3))
+    for eval_file in ("<built-in>", "<linear>"):
+        result = Engine(hash_mb=1, level=6, seed=3, eval_file=eval_file).play(board, Limit(depth=30))
         played.append((result.move, result.score, result.nodes))
     assert played[0] == played[1]
-    full = Searcher(tt_mb=1).search(board, depth_limits(2, StopFlag()))
-    linear = Searcher(tt_mb=1, weights=weights_from_env()).search(board, depth_limits(2, StopFlag()))
+    full = Searcher(tt_mb=1).search(board, Limit(depth=2))
+    linear = Searcher(tt_mb=1, weights=weights_from_env()).search(board, Limit(depth=2))
     assert full.score != linear.score  # so the equality above is not one the evaluations share
 
 
@@ -230,16 +229,17 @@ def test_eval_file_linear_and_built_in_choose_the_evaluation(tmp_path):
     from hiveai.uhp.server import UhpServer
 
     server = UhpServer(io.StringIO())
+    engine = server.engine
     shipped = default_network("Base+MLP")
-    assert server.session.searcher().network_for("Base+MLP") is shipped
+    assert engine.network_for("Base+MLP") is shipped
     server.execute("options set EvalFile <linear>")
     assert "EvalFile;string;<linear>;<built-in>" in server.out.getvalue().splitlines()
-    assert server.session.searcher().network_for("Base+MLP") is None
+    assert engine.network_for("Base+MLP") is None
     net_path = tmp_path / "net.hnn"
     write_network(net_path, random_network(np.random.default_rng(9)))
     server.execute(f"options set EvalFile {net_path}")
-    searcher = server.session.searcher()
-    assert searcher.network_for("Base") is searcher.network is not None
+    loaded = engine.network_for("Base")
+    assert loaded is not None and engine.network_for("Base+MLP") is loaded is not shipped
     server.execute("options set EvalFile <built-in>")
-    assert server.session.searcher().network_for("Base+MLP") is shipped
-    assert server.session.searcher().network_for("Base") is None
+    assert engine.network_for("Base+MLP") is shipped
+    assert engine.network_for("Base") is None

@@ -22,7 +22,7 @@ import pytest
 from hiveai.player import book
 from hiveai.rules.board import Board
 from hiveai.engine import popen_uhp
-from hiveai.search.limit import Limit
+from hiveai.search.timeman import Limit
 
 REPO = Path(__file__).resolve().parent.parent
 # A fresh install compiles every kernel anew (numba caches by source path): minutes on a loaded machine.

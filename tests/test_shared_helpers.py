@@ -199,7 +199,7 @@ def test_one_win_bound_and_one_formatter():
     from hiveai.search import searcher as search, tt
 
     assert search.WIN == tt.WIN == WIN and tt.MATE_BOUND == MATE_BOUND
-    assert search.format_score is format_score and search.is_win_score is is_win_score
+    assert search.is_win_score is is_win_score and not hasattr(search, "format_score")  # score.py's, not a copy
     assert not hasattr(evaluate, "WIN")
     assert format_score(WIN - 3) == "win in 2"  # a won book line, not +9999.97
     assert is_win_score(-(WIN - 10)) and not is_win_score(int(np.int64(MATE_BOUND)))

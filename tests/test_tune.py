@@ -222,7 +222,7 @@ def test_tune_writes_a_weights_file_that_loads(tmp_path):
 
 def test_a_searcher_uses_the_weights_of_the_board_game_type():
     from hiveai.search.searcher import Searcher
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.search.timeman import Limit
 
     heavy = default_weights()
     heavy[TEMPO] = 500
@@ -230,8 +230,8 @@ def test_a_searcher_uses_the_weights_of_the_board_game_type():
     for game_type, changed in (("Base", True), ("Base+MLP", False)):
         board = Board(game_type)
         board.play("wG1")
-        plain = Searcher(tt_mb=1, weights=default_weights()).search(board, depth_limits(1, StopFlag())).score
-        tuned = Searcher(tt_mb=1, weights=by_type).search(board, depth_limits(1, StopFlag())).score
+        plain = Searcher(tt_mb=1, weights=default_weights()).search(board, Limit(depth=1)).score
+        tuned = Searcher(tt_mb=1, weights=by_type).search(board, Limit(depth=1)).score
         assert (plain != tuned) == changed
 
 

@@ -22,7 +22,7 @@ from hive_oracle import CANONICAL_MOVE, Oracle, neighbours
 from uhp_client import COLD_TIMEOUT, MIDGAME, REPO, TIMEOUT, Engine
 
 from hiveai import __version__
-from hiveai.uhp.session import EOF_THINK_SECONDS
+from hiveai.uhp.interrupts import EOF_THINK_SECONDS
 
 DATA = Path(__file__).parent / "data"
 # Generous slack on top of a time budget in the timing tests: this is a noisy
@@ -723,7 +723,7 @@ class _InputEndingDuringBareSearch:
             return self.lines.pop(0)
         if not self.early:
             deadline = time.monotonic() + 30
-            while not self.server.session.searching_infinite and time.monotonic() < deadline:
+            while not self.server.interrupts.searching_infinite and time.monotonic() < deadline:
                 time.sleep(0.001)
         return ""
 
@@ -741,7 +741,7 @@ def bare_search_ending_at_eof(early: bool) -> tuple[float, list[str]]:
     lines = [f"newgame {MIDGAME}\n", "options set UseBook False\n", "options set ReportIntermediateBestMoves True\n",
              "bestmove\n"]
     if early:  # the reader sees the end of input before the main thread reads the command
-        server.session.input_closed = True
+        server.interrupts.input_ended()
     start = time.monotonic()
     assert server.serve(_InputEndingDuringBareSearch(server, lines, early)) == 0
     elapsed = time.monotonic() - start

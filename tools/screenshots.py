@@ -69,19 +69,25 @@ def dump_dom(page: Path, width: int = 1280, height: int = 1400) -> tuple[str, li
     return proc.stdout, _console(proc.stderr)
 
 
+def best_move(position, depth: int):
+    """The engine's move in ``position`` at a fixed ``depth`` (the library's one-call search)."""
+    import hiveai
+
+    return hiveai.think(position, hiveai.Limit(depth=depth)).move
+
+
 def render_docs(out: Path, depth: int) -> None:
     from hiveai.analysis.analyse import analyse_game
     from hiveai.rules.board import Board
     from hiveai.records import read_game
     from hiveai.analysis.pages import review_page
-    from hiveai.search.searcher import search
     from hiveai.svg import board
 
     out.mkdir(parents=True, exist_ok=True)
     position = Board.parse(EXAMPLE)
-    best = search(position, depth=depth)
-    (out / "board.svg").write_text(board(position, arrows=[best.move_string]) + "\n", encoding="utf-8")
-    print(f"wrote {out / 'board.svg'} (best move {best.move_string} at depth {depth})")
+    best = best_move(position, depth)
+    (out / "board.svg").write_text(board(position, arrows=[best]) + "\n", encoding="utf-8")
+    print(f"wrote {out / 'board.svg'} (best move {best} at depth {depth})")
     review = analyse_game(read_game(REVIEW_GAME), lambda line: None, depth=depth)
     with tempfile.TemporaryDirectory() as tmp:
         html = Path(tmp) / "review.html"

@@ -44,8 +44,8 @@ from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features_into
 MAGIC = b"HIVEAINN"
 FORMAT_VERSION = 1
 SHIPPED_NETWORK = "network.hnn"  # beside this module in the package
-# The game types the shipped network evaluates by default (default_network): those a
-# 1 s/move match against the linear evaluation kept (docs/network.md, "The default").
+# The game types the shipped network evaluates by default (default_network): those where
+# it beat the linear evaluation at 1 s/move (docs/measurements/2026-12-02-network-default.md).
 # Each is among the game types the file was trained on (its metadata's "game_types").
 NETWORK_GAME_TYPES = frozenset({"Base+MLP"})
 MAX_LAYERS = 8
@@ -275,8 +275,8 @@ def forward(flat, layout, x, act):
     zeroes about half of each hidden layer. The inner loop runs over outputs,
     independent sums, so LLVM vectorises it without reordering any float
     addition (a dot product per output would be one serial chain of adds,
-    since strict float semantics forbid splitting it; measured in
-    docs/network.md). Indices are masked with ``_INDEX`` so numba knows they
+    since strict float semantics forbid splitting it; the instruction counts
+    of both: docs/measurements/2026-12-02-network-cost.md). Indices are masked with ``_INDEX`` so numba knows they
     are not negative and drops its wrap-around fix-up, which otherwise keeps
     the loop scalar.
     """

@@ -50,7 +50,7 @@ from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, Eng
 from hiveai.play.errors import BadRequest
 from hiveai.play.store import GameStore
 from hiveai.search.score import MATE_BOUND, format_score
-from hiveai.search.timeman import StopFlag
+from hiveai.search.timeman import StopHandle
 
 # The rules, the pictures and the hints load numba, which takes a while: they are imported when
 # first used (the engine's loading thread imports them at once), so the page answers at once.
@@ -93,7 +93,7 @@ class _Live:
 
     game: Game
     version: int = 0
-    job: StopFlag | None = None  # the running engine search, stopped when superseded
+    job: StopHandle | None = None  # the running engine search, stopped when superseded
     thinking: str = ""  # "move", "hint", "analyse", "review"
     analysing: bool = False
     lines: int = ANALYSIS_LINES
@@ -181,7 +181,7 @@ class PlayServer:
 
     def _stop(self, live: _Live) -> None:
         if live.job is not None:
-            live.job.set()
+            live.job.stop()
             live.job = None
         live.thinking = ""
         if live.review == "running":
@@ -191,7 +191,7 @@ class PlayServer:
         """Run ``work(stop)`` in a worker thread as ``live``'s engine job; ``done(result)`` back on the loop
         unless a newer job superseded it."""
         self._stop(live)
-        stop = StopFlag()
+        stop = StopHandle()
         live.job, live.thinking = stop, kind
         loop = self.loop
 
@@ -200,7 +200,7 @@ class PlayServer:
 
         self.pool.submit(work, stop).add_done_callback(finish)
 
-    def _finished(self, live: _Live, stop: StopFlag, kind: str, future, done) -> None:
+    def _finished(self, live: _Live, stop: StopHandle, kind: str, future, done) -> None:
         if live.job is not stop:
             return  # superseded: its answer belongs to an older position
         live.job, live.thinking = None, ""
@@ -229,7 +229,7 @@ class PlayServer:
         players = g.players
         seconds = players.seconds or LEVEL_SECONDS
 
-        def work(stop: StopFlag) -> str:
+        def work(stop: StopHandle) -> str:
             return self.engine.best_move(board, level=players.level, seconds=seconds, stop=stop)
 
         def done(move: str) -> None:
@@ -247,7 +247,7 @@ class PlayServer:
         def on_lines(depth: int, lines: list[AnalysisLine]) -> None:
             loop.call_soon_threadsafe(self._on_lines, live, version, board, depth, lines)
 
-        def work(stop: StopFlag) -> None:
+        def work(stop: StopHandle) -> None:
             self.engine.analyse(board, multipv=live.lines, stop=stop, on_lines=on_lines)
 
         self._run(live, "analyse", work, lambda _: None)
@@ -314,7 +314,7 @@ class PlayServer:
         seconds = min(HINT_SECONDS, g.players.seconds or HINT_SECONDS)
         found: list[tuple[int, list[AnalysisLine]]] = []
 
-        def work(stop: StopFlag) -> dict:
+        def work(stop: StopHandle) -> dict:
             self.engine.analyse(board, multipv=1, stop=stop, seconds=seconds,
                                 on_lines=lambda depth, lines: found.append((depth, lines)))
             if not found:
@@ -345,7 +345,7 @@ class PlayServer:
         total = len(record.moves)
         loop = self.loop
 
-        def work(stop: StopFlag) -> str:
+        def work(stop: StopHandle) -> str:
             def on_move(reviews) -> None:  # each move's verdict goes to the page at once
                 if stop.is_set():
                     raise Superseded
@@ -363,7 +363,7 @@ class PlayServer:
         self._run(live, "review", work, done)
         live.review, live.review_live = "running", review_view([], total)
 
-    def _on_review(self, live: _Live, stop: StopFlag, view: dict) -> None:
+    def _on_review(self, live: _Live, stop: StopHandle, view: dict) -> None:
         if live.job is stop:
             live.review_live = view
             self._broadcast(live)

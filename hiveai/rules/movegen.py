@@ -760,7 +760,7 @@ def _placeable_in(b, ws, side, critters):
 # takes ``critters`` as an argument and is inlined (numba's inline="always",
 # at the IR level) into one caller passing False and one passing True, after
 # a single test of the game type. LLVM then folds the Critters tests out of
-# the standard copy, which is as lean as before Critters existed, and keeps
+# the standard copy, which is as lean as a generator without Critters, and keeps
 # the whole generation in one function (a call between numba functions costs
 # a status check, and, in a kernel compiled with numba's runtime, reference-count
 # calls on every array argument: see hiveai.rules.borrow.counts_free).

@@ -164,15 +164,17 @@ def child_key(board: Board, move: int) -> str:
 
 def search_job(job: Job) -> JobResult:
     """Search one book position (a top-level function, so Ray can ship it to its workers)."""
-    from hiveai.search.searcher import search
+    from hiveai.player import think
+    from hiveai.search.score import int_score
+    from hiveai.search.timeman import Limit
 
     start = time.monotonic()
     board = _board(job.game_type, job.line)
     legal = board.legal_move_ints()
     duplicates = len(legal) - len({child_key(board, m) for m in legal})
-    res = search(board, depth=job.depth, time=job.time, multipv=min(len(legal), job.multipv + duplicates))
+    res = think(board, Limit(time=job.time, depth=job.depth), multipv=min(len(legal), job.multipv + duplicates))
     nodes = res.nodes
-    lines = [Scored(line.move_string, line.score, res.depth) for line in res.lines]
+    lines = [Scored(line.move_string, int_score(line.score), res.depth) for line in res.lines]
     ranked = {line.move.code for line in res.lines}
     extras = []
     for text in job.extras:
@@ -181,9 +183,9 @@ def search_job(job: Job) -> JobResult:
             continue
         board.push(move)
         if not board.is_game_over() and board.legal_move_ints() != [PASS]:
-            sub = search(board, depth=None if job.depth is None else max(1, job.depth - 1), time=job.time)
+            sub = think(board, Limit(time=job.time, depth=None if job.depth is None else max(1, job.depth - 1)))
             if sub.score is not None:
-                extras.append(Scored(text, -sub.score, sub.depth + 1))
+                extras.append(Scored(text, -int_score(sub.score), sub.depth + 1))
             nodes += sub.nodes
         board.pop()
     return JobResult(job, lines, extras, nodes, time.monotonic() - start)

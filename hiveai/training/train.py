@@ -46,13 +46,16 @@ LABELS_FILE = "labels.jsonl"
 NETWORK_FILE = "network.hnn"
 REPORT_FILE = "fit.json"
 
-# Defaults, chosen by measurement (docs/network.md, "Label depth").
+# Defaults. Label depth 4: deeper than the depth-3 self-play the linear weights were
+# fitted on, and cheap enough for thousands of positions (about a quarter of a second
+# each in Base+MLP on one core: docs/measurements/2026-12-01-network-gen1.md).
 LABEL_DEPTH = 4
 SAMPLE_EVERY = 3
 SCALE = 2000.0  # engine units per network output unit: +-20 queen neighbours, far from a won game
 HIDDEN = (16, 8)
 # L2 penalty of the network's fit: strong, since a few thousand positions are few for its
-# weights (measured on the first generation's data, docs/network.md).
+# weights (the shapes and penalties compared on the first generation's data:
+# docs/measurements/2026-12-01-network-gen1.md).
 L2 = 1.0
 RESULT_WEIGHT = 0.0
 LABEL_TT_MB = 16
@@ -85,20 +88,20 @@ def label_game(task: LabelTask) -> dict:
 
     Positions that are over (or that the search scores as a forced result) are skipped:
     they need no evaluation."""
-    from hiveai.search.score import is_win_score
-    from hiveai.search.searcher import Searcher
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.player import Engine
+    from hiveai.search.score import int_score, is_win_score
+    from hiveai.search.timeman import Limit
 
-    searcher = Searcher(tt_mb=LABEL_TT_MB, threads=1)
+    engine = Engine(hash_mb=LABEL_TT_MB, threads=1)
     board = Board(task.game_type)
     wanted = set(sampled_plies(len(task.moves), task.sample_every))
     labels = []
     for ply, move in enumerate(task.moves):
         if ply in wanted and not board.is_game_over():
-            searcher.clear()
-            result = searcher.search(board, depth_limits(task.depth, StopFlag()))
-            if result.score is not None and not is_win_score(result.score):
-                labels.append([ply, int(result.score)])
+            engine.new_game()  # every position searched from an empty table
+            score = int_score(engine.analyse(board, Limit(depth=task.depth)).score)
+            if score is not None and not is_win_score(score):
+                labels.append([ply, score])
         board.push(move)
     return {"id": task.id, "depth": task.depth, "labels": labels}
 
@@ -232,7 +235,8 @@ def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, s
     linear = Ridge(alpha=1.0).fit(z, y)
     # The network learns what the linear model leaves (a residual fit): on a
     # few thousand positions a plain MLP fitted alone explains less than the
-    # linear model does (docs/network.md), and the sum can only add to it.
+    # linear model does (docs/measurements/2026-12-01-network-gen1.md), and the
+    # sum can only add to it.
     mlp = MLPRegressor(hidden_layer_sizes=hidden, activation="relu", solver="adam", alpha=L2,
                        batch_size=min(256, len(train)), learning_rate_init=1e-3, max_iter=max_iter,
                        early_stopping=len(train) >= 100, validation_fraction=0.1, n_iter_no_change=15,

@@ -93,14 +93,14 @@ class SelfPlayTask:
 def play_selfplay_game(task: SelfPlayTask) -> dict:
     """Play one game of hiveai against itself; its record (moves as MoveStrings, result, and the
     reason it ended: a :class:`~hiveai.rules.outcome.Termination` value)."""
-    from hiveai.player import book
-    from hiveai.search.searcher import Searcher
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.player import Engine, book
+    from hiveai.search.timeman import Limit
 
     rng = random.Random(task.seed)
     board = Board(task.game_type)
     weights = None if task.weights is None else np.array(task.weights, dtype=np.int64)
-    searcher = Searcher(tt_mb=SELFPLAY_TT_MB, weights=weights)
+    engine = Engine(hash_mb=SELFPLAY_TT_MB)
+    engine.set_evaluation(weights=weights)
     reason: Termination | None = None
     in_book = task.use_book
     random_left = task.random_plies
@@ -115,7 +115,7 @@ def play_selfplay_game(task: SelfPlayTask) -> dict:
                 random_left -= 1
                 move: object = rng.choice(board.legal_move_ints())
             else:
-                move = searcher.search(board, depth_limits(task.depth, StopFlag())).move
+                move = engine.analyse(board, Limit(depth=task.depth)).move
         else:
             move = text
         board.push(move)
