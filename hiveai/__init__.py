@@ -23,12 +23,16 @@ loaded only when a :class:`hiveai.rules.board.Board` is first used, so the UHP b
 can be printed before any compilation happens. The names are loaded on first
 use (``__getattr__`` below); type checkers see them through the imports under
 ``TYPE_CHECKING`` instead (and not the ``__getattr__``, so a misspelt name is an
-error for them), and the package ships ``py.typed``.
+error for them), and the package ships ``py.typed``. It also gives the rules layer its board
+picture (:func:`hiveai.rules.set_board_drawer`: :func:`hiveai.svg.board`, loaded when first drawn), so
+a board shows as SVG in Jupyter.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from hiveai.rules import set_board_drawer as _set_board_drawer  # plain Python: no numba
 
 __version__ = "0.2.0"
 ENGINE_NAME = "hiveai"
@@ -106,6 +110,16 @@ __all__ = [
     "format_score",
     "think",
 ]
+
+
+def _draw_board(board: Board) -> str:
+    """A board's picture in Jupyter: :func:`hiveai.svg.board`, loaded when the first one is drawn."""
+    from hiveai.svg import board as draw
+
+    return draw(board)
+
+
+_set_board_drawer(_draw_board)  # the rules layer draws nothing itself (hiveai.rules)
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name is an error there, not Any

@@ -250,7 +250,7 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
 
     from hiveai.analysis.analyse import analyse_game, analyse_position
     from hiveai.errors import HiveError
-    from hiveai.gamerecord import read_game
+    from hiveai.records import read_game
 
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
@@ -403,7 +403,7 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
     from hiveai.training.bookbuild import ALL_GAME_TYPES, BuildSettings, build
     from hiveai.durable import LockedError
     from hiveai.errors import HiveError
-    from hiveai.gamerecord import read_games
+    from hiveai.records import read_games
 
     settings = BuildSettings()
     given = {"plies": plies, "multipv": multipv, "margin": margin, "min_count": min_count}

@@ -25,7 +25,7 @@ from hiveai.analysis.analyse import (
 )
 from hiveai.rules.board import Board, Move
 from hiveai.cli import main
-from hiveai.gamerecord import GameRecord, read_game
+from hiveai.records import GameRecord, read_game
 from hiveai.analysis.render import render_board
 from hiveai.player import think
 from hiveai.search.score import int_score

@@ -91,7 +91,7 @@ def _scratch():
     return new_workspace(), np.zeros(2 * MAX_MOVES, dtype=np.int32)
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_a_weak_level_takes_a_natural_time():
     board = Board.parse(OPENING)
     r = play(board, Limit(time=1.0), 1, 1)

@@ -10,7 +10,7 @@ import pytest
 from game_types import game
 
 from hiveai.rules.board import Board
-from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features
+from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features_into, new_scratch
 from hiveai.evaluation.network import (
     FORMAT_VERSION,
     MAGIC,
@@ -67,7 +67,9 @@ def test_score_of_a_position_is_the_clipped_output_times_the_scale():
         board.play(m)
     b = board.position_array
     score = network_score(b, kernel_net(net), -1)
-    expected = min(max(net.forward_numpy(features(b)), -1.0), 1.0) * 1000.0
+    x, (ws, moves) = np.zeros(N_FEATURES, dtype=np.float32), new_scratch()
+    features_into(b, ws, moves, x, -1)
+    expected = min(max(net.forward_numpy(x), -1.0), 1.0) * 1000.0
     assert abs(score - expected) <= 0.5 + 1e-3
     assert np.array_equal(b, board.position_array)
 
@@ -145,6 +147,7 @@ def test_the_search_evaluates_with_the_network():
     assert _depth1_score(Searcher(tt_mb=1, weights=weights_from_env()), board) != score
 
 
+@pytest.mark.integration
 def test_eval_file_loads_a_network_and_a_bad_one_changes_nothing(engine, tmp_path):
     net_path = tmp_path / "net.hnn"
     write_network(net_path, random_network(np.random.default_rng(6)))

@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 # A fresh install compiles every kernel anew (numba caches by source path): minutes on a loaded machine.
 COLD = 1800.0
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 def source_copy(tmp_path: Path) -> Path:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from hiveai.gamerecord import GameRecord, read_game
+from hiveai.records import GameRecord, read_game
 
 GAMES = Path(__file__).resolve().parent / "data" / "games"
 SURROUND_GAME = GAMES / "HV-Abbo69-WeakBot-2018-10-28-2007.pgn"  # White surrounds the black queen on move 31
@@ -40,7 +40,7 @@ WAIT = 60.0  # seconds any one thing may take on a loaded machine (the engine's 
 
 needs_browser = pytest.mark.skipif(not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)),
                                    reason="needs Debian's chromium and chromium-driver")
-pytestmark = [pytest.mark.slow, needs_browser]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, needs_browser]
 
 
 class Server:
@@ -167,6 +167,7 @@ def legal_moves(gamestring: str) -> list[str]:
     return [str(m) for m in Board.parse(gamestring).legal_moves]
 
 
+@pytest.mark.timing  # the median click's reply time
 def test_a_game_by_clicks_undo_hint_and_reload(driver, server):
     page = Page(driver, server)
     rng = random.Random(7)
@@ -346,6 +347,7 @@ def test_the_real_server_refuses_a_foreign_host_and_a_cross_origin_websocket(ser
     assert "403" in str(refused_ws.value) or "1008" in str(refused_ws.value)
 
 
+@pytest.mark.timing
 def test_the_first_engine_move_after_start_comes_within_1_2_s(tmp_path):
     """Level 10, 1 s per move, an imported middle game (out of any book)."""
     s = Server(tmp_path)

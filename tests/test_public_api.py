@@ -43,6 +43,7 @@ def test_the_lazy_names_are_the_real_ones_and_listed():
         hiveai.nope  # noqa: B018
 
 
+@pytest.mark.integration
 def test_import_hiveai_and_hiveai_engine_load_no_numba():
     code = ("import sys, hiveai, hiveai.engine, hiveai.player, hiveai.search.timeman, hiveai.uhp.server, hiveai.rules.cell;"
             " hiveai.Engine(); print('numba' in sys.modules)")

@@ -27,8 +27,6 @@ from hiveai.search.searcher import (
     WARM_GAME,
     SearchInfo,
     Searcher,
-    _game_hashes,
-    _last_placement_index,
 )
 from hiveai.player import think
 from hiveai.switches import NODESTIME_ENV, SEARCH_ENV, WEIGHTS_ENV, nodes_per_second, search_switches
@@ -52,6 +50,11 @@ from hiveai.search.tt import (
 
 MIDGAME = ("Base+MLP;InProgress;White[9];wS1;bA1 \\wS1;wP wS1-;bP -bA1;wL wP\\;bQ bA1/;wQ wL\\;"
            "bL \\bQ;wG1 /wQ;bB1 \\bP;wA1 /wS1;bM bQ/;wA2 wG1\\;bA2 bM/;wS2 /wG1;bA2 bM-")
+
+
+def kernel_hashes(board: Board) -> np.ndarray:
+    """The game's position hashes as the kernels hold them (int64 bit patterns), oldest first."""
+    return np.array(board.position_hashes(), dtype=np.uint64).view(np.int64)
 
 
 def replay_is_legal(board: Board, pv: list[Move]) -> bool:
@@ -198,14 +201,14 @@ def test_replacement_keeps_deep_and_fresh_entries():
 # --- repetition history --------------------------------------------------------
 
 
-def test_game_hash_history_and_last_placement():
+def test_the_game_history_the_kernels_get():
     board = Board("Base")
     for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
         board.play(m)
-    hashes = _game_hashes(board)
-    assert len(hashes) == board.ply + 1 and hashes[-1] == board.position_array[HASH]
-    assert _last_placement_index(board) == 4  # after bQ bG1-, the last placement
+    hashes = kernel_hashes(board)
+    assert len(hashes) == board.ply + 1 and hashes[-1] == board.position_array[HASH]  # the same bit pattern
     assert hashes[8] == hashes[4]  # the queens went out and back: the same position
+    assert len(hashes) - 1 - board.plies_since_placement() == 4  # after bQ bG1-, the last placement
 
 
 def test_repetition_scores_as_a_draw():
@@ -214,7 +217,7 @@ def test_repetition_scores_as_a_draw():
     board = Board("Base")
     for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
         board.play(m)
-    hashes = _game_hashes(board)
+    hashes = kernel_hashes(board)
     scratch, (keys, data), busy = Scratch(), new_table(1), new_busy_table()
     weights = weights_for(weights_from_env(), "Base")
     b = board.position_array.copy()
@@ -230,7 +233,7 @@ def test_repetition_scores_as_a_draw():
                            np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev),
                            np.int64(-1)))
 
-    assert value(_last_placement_index(board)) == 0
+    assert value(hp - board.plies_since_placement()) == 0
     assert value(hp) != 0  # no history to repeat: an ordinary evaluation
 
 
@@ -243,7 +246,7 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
     plain = Searcher(tt_mb=16, weights=weights_from_env()).search(board, Limit(depth=4))
     scratch, (keys, data), busy = Scratch(), new_table(1), new_busy_table()
     b = board.position_array.copy()
-    hashes = _game_hashes(board)
+    hashes = kernel_hashes(board)
     path = np.zeros(len(hashes) + 70, dtype=np.int64)
     path[: len(hashes)] = hashes
     key = np.int64(b[HASH])
@@ -255,30 +258,30 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
         scratch.ctl[CTL_SHARED] = 1
         score = int(search_root(b, scratch.ws, weights, scratch.net, scratch.moves, scratch.order, scratch.sd, path,
                                 keys, data, busy, scratch.ctl, np.zeros(0, dtype=np.int32), np.int64(depth),
-                                np.int64(len(hashes) - 1), np.int64(_last_placement_index(board))))
+                                np.int64(len(hashes) - 1), np.int64(len(hashes) - 1 - board.plies_since_placement())))
     assert (score, scratch.root_line()[0]) == (int_score(plain.score), plain.move.code)
 
 
-def test_search_switches_parse_and_the_threat_extension_changes_the_tree(monkeypatch):
-    monkeypatch.setenv(SEARCH_ENV, " extend=0 ")
-    assert search_switches() == {"extend": 0, "rfp": 50, "nullmove": 1}
-    assert search_switches(network=True) == {"extend": 0, "rfp": 0, "nullmove": 0}
-    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
+def test_search_switches_parse_and_the_null_move_changes_the_tree(monkeypatch):
+    monkeypatch.setenv(SEARCH_ENV, " nullmove=0 ")
+    assert search_switches() == {"rfp": 50, "nullmove": 0}
+    assert search_switches(network=True) == {"rfp": 0, "nullmove": 0}
+    for bad in ("nullmove=2", "nullmove=", "nullmove", "nosuch=1", "lmr=1", "extend=0", "rfp=100", "rfp=x"):
         monkeypatch.setenv(SEARCH_ENV, bad)
         with pytest.raises(ValueError, match=SEARCH_ENV):
             search_switches()
     monkeypatch.delenv(SEARCH_ENV)
     # The defaults matches kept (hiveai.switches): the pruning only with the linear evaluation.
-    assert search_switches() == {"extend": 1, "rfp": 50, "nullmove": 1}
-    assert search_switches(network=True) == {"extend": 1, "rfp": 0, "nullmove": 0}
+    assert search_switches() == {"rfp": 50, "nullmove": 1}
+    assert search_switches(network=True) == {"rfp": 0, "nullmove": 0}
     board = Board.parse(MIDGAME)
     nodes = {}
-    for extend in (0, 1):
-        monkeypatch.setenv(SEARCH_ENV, f"extend={extend}")
+    for null_move in (0, 1):
+        monkeypatch.setenv(SEARCH_ENV, f"nullmove={null_move}")
         result = Searcher(tt_mb=4).search(board, Limit(depth=4))
         assert result.depth == 4 and replay_is_legal(board, result.pv)
-        nodes[extend] = result.nodes
-    assert nodes[0] != nodes[1], nodes  # leaves next to a five-neighbour queen are searched on
+        nodes[null_move] = result.nodes
+    assert nodes[0] != nodes[1], nodes  # the switch reaches the kernel
 
 
 def test_weight_and_node_budget_switches_share_the_format(monkeypatch):
@@ -311,7 +314,7 @@ def test_depth_zero_and_zero_time_answer_without_searching():
         assert result.move == first and result.depth == 0 and result.score is None
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_stop_flag_ends_a_long_search_quickly():
     board = Board.from_game_string(MIDGAME)
     stop = StopHandle()
@@ -325,7 +328,7 @@ def test_stop_flag_ends_a_long_search_quickly():
     assert result.move in board.legal_moves and result.depth >= 1
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_time_limit_is_kept():
     board = Board.from_game_string(MIDGAME)
     searcher = Searcher(tt_mb=4)
@@ -336,7 +339,7 @@ def test_time_limit_is_kept():
     assert result.move in board.legal_moves and result.depth >= 1
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_time_budget_is_spent_up_to_the_soft_deadline():
     """No answer before the soft deadline: an iteration that cannot finish is still
     searched (its better root moves count), so the budget is not thrown away. Only
@@ -418,6 +421,7 @@ print("MISSES", " ".join(misses))
 """
 
 
+@pytest.mark.integration
 def test_every_search_kernel_loads_from_a_warm_cache_in_a_fresh_process():
     """Recursive kernels reload from numba's cache only if their argument types are
     stable (numba issues 6061, 6713); a bad reload segfaults. The first process fills

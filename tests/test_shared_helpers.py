@@ -36,6 +36,7 @@ from hiveai.rules.symmetry import frame_of
 # --- durable records -----------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_a_directory_lock_has_one_holder_at_a_time_across_processes(tmp_path):
     d = tmp_path / "out" / "run"
     code = ("import sys, time; from hiveai.durable import DirectoryLock; "
@@ -219,7 +220,8 @@ def test_one_win_bound_and_one_formatter():
 # --- what loads numba ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["hiveai.tournament.standings", "hiveai.tournament.results",
+@pytest.mark.integration
+@pytest.mark.parametrize("module", ["hiveai.tournament.standings", "hiveai.rules.outcome",
                                     "hiveai.durable", "hiveai.search.score", "hiveai.cli"])
 def test_light_modules_do_not_import_numba(module):
     code = f"import sys, {module}; print('numba' in sys.modules)"

@@ -80,7 +80,7 @@ def test_two_threads_leave_no_corrupted_table_move_for_a_minute():
     assert stress(60.0, 2) > 1000
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_threads_stop_together_at_once():
     board = Board.parse(MIDGAME[1].game)
     searcher = Searcher(tt_mb=16, threads=2)

@@ -21,6 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO / "tools"
 TIMEOUT = 600  # a hang guard: quick modes take seconds
+pytestmark = pytest.mark.integration  # each test runs a tool as a user would: a process
 
 
 def run_tool(name: str, *args: str, cwd: Path | None = None, exit_codes: tuple[int, ...] = (0,)) -> str:
@@ -127,7 +128,8 @@ def test_levels_plays_a_step_and_prints_its_table(tmp_path: Path):
     assert re.search(r"^\| L2 vs L1 \| 2 \| \d \| \d \| \d \|", out, re.MULTILINE), out
 
 
-@pytest.mark.slow  # headless Chromium renders a review page (the browser tier)
+@pytest.mark.slow  # headless Chromium renders a review page
+@pytest.mark.browser
 def test_screenshots_render_the_docs_pictures(tmp_path: Path):
     sys.path.insert(0, str(TOOLS))
     import screenshots

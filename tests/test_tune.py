@@ -7,18 +7,19 @@ import os
 
 import numpy as np
 import pytest
+from tactics import crowd
 
 from hiveai.rules.board import Board
 from hiveai.evaluation.linear import (
     WEIGHT_NAMES,
     default_weights,
     evaluate,
-    queen_neighbours,
     read_weights_file,
     weights_for,
     write_weights_file,
 )
 from hiveai.rules.movegen import new_workspace
+from hiveai.rules.outcome import Termination
 from hiveai.training.tune import (
     GAMES_FILE,
     SelfPlayTask,
@@ -46,6 +47,9 @@ def test_a_selfplay_game_is_legal_and_reproducible():
         board.play(move)  # raises if illegal
     assert record["result"] == (board.state if board.is_game_over() else "Draw")
     assert len(record["moves"]) <= 60
+    ended = Termination(record["reason"])
+    assert ended == (board.outcome().termination if board.is_game_over() else
+                     Termination.REPETITION if board.is_repetition() else Termination.MAX_PLIES)
 
 
 def test_selfplay_resumes_without_replaying_or_losing_games(tmp_path):
@@ -110,7 +114,7 @@ def test_training_positions_are_quiet_positions_after_the_opening():
         for text in moves:
             board.play(text)
             b = board.position_array
-            calm = queen_neighbours(b, 0) < 5 and queen_neighbours(b, 1) < 5
+            calm = crowd(b, 0) < 5 and crowd(b, 1) < 5
             if board.ply >= 8 and not board.is_game_over() and calm:
                 s = int(evaluate(b, new_workspace(), default_weights()))
                 board_scores.append(s if board.ply % 2 == 0 else -s)

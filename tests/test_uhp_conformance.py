@@ -85,6 +85,7 @@ def test_01_banner_is_immediate(fresh_engine):
     assert elapsed < BANNER_SECONDS, f"banner took {elapsed:.2f} s"
 
 
+@pytest.mark.integration
 def test_01_banner_before_numba():
     """The modules that print the banner do not import numba or the board."""
     code = "import sys, hiveai.cli, hiveai.uhp.server; print(sorted({'numba', 'hiveai.rules.board'} & set(sys.modules)))"
@@ -92,7 +93,8 @@ def test_01_banner_before_numba():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # compiles every kernel (about 100 s)
+@pytest.mark.timing
 def test_01_cold_cache(fresh_engine, tmp_path):
     """With an empty numba cache the banner is still immediate; compiling
     happens after it, and the engine then answers normally."""

@@ -25,7 +25,6 @@ from hiveai.uhpcheck.reference import (
     game_string_problem,
     load_illegal_moves,
     load_reference_positions,
-    repetition_draw,
 )
 
 from uhp_client import HIVEAI
@@ -81,6 +80,7 @@ def test_compare_moves_reads_any_reference_and_names_what_differs():
     assert len(d.engine_lacks) == len(board.legal_moves) - 1
 
 
+@pytest.mark.integration
 def test_unbroken_fake_passes_the_targeted_cases():
     results = run_checks(fake("none"), ["undo", "bestmove-depth", "illegal-moves", "eof"], timeout=5)
     assert {r.name: r.status for r in results} == dict.fromkeys(["undo", "bestmove-depth", "illegal-moves", "eof"],
@@ -94,6 +94,7 @@ def test_unbroken_fake_passes_the_targeted_cases():
 WAITED_OUT = {"hang-bestmove", "late-time", "no-exit", "drop-ok"}
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("broken", [pytest.param(b, marks=pytest.mark.slow) if b in WAITED_OUT else b
                                     for b in sorted(BROKEN)])
 def test_each_fake_is_caught_by_its_case(broken):
@@ -103,6 +104,7 @@ def test_each_fake_is_caught_by_its_case(broken):
     assert words in results[name].message, results[name].message
 
 
+@pytest.mark.integration
 def test_a_missing_ok_is_waited_out_once():
     """The first missing ok fails its case, naming the command; a later case that meets it again
     stops as a skip that names the first case, instead of waiting out the timeout again."""
@@ -116,6 +118,7 @@ def test_a_missing_ok_is_waited_out_once():
     assert again.message.startswith("not checked: no 'ok' after 'validmoves' again, as reported under undo")
 
 
+@pytest.mark.integration
 def test_a_known_hang_is_judged_again_only_on_an_idle_engine():
     """With `validmoves` known to lose its ok, an engine that is slow but busy still gets the whole
     timeout; one that has answered and sits idle is judged at once, and killed."""
@@ -145,6 +148,7 @@ def test_a_known_hang_is_judged_again_only_on_an_idle_engine():
         idle.stop()
 
 
+@pytest.mark.integration
 def test_the_difference_is_shrunk_and_printed_as_a_game():
     result = by_name(run_checks(fake("miss-spider"), ["random-moves"], quick=True, timeout=5,
                                 game_type=["Base"]))["random-moves"]
@@ -156,6 +160,7 @@ def test_the_difference_is_shrunk_and_printed_as_a_game():
     assert board.ply == shrunk_to <= shrunk_from
 
 
+@pytest.mark.integration
 def test_cli_json_and_exit_status():
     runner = CliRunner()
     out = runner.invoke(main, ["uhp-check", "--json", "--case", "undo", "--timeout", "5", "--", *fake("ignore-undo")])
@@ -171,6 +176,7 @@ def test_case_names_are_unique():
     assert len(names) == len(set(names))
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 @pytest.mark.parametrize("broken", sorted(BROKEN))
 def test_default_run_catches_each_fake(broken):
@@ -180,6 +186,7 @@ def test_default_run_catches_each_fake(broken):
 
 
 @pytest.mark.timing
+@pytest.mark.integration
 def test_an_engine_that_drops_an_ok_is_checked_within_two_minutes():
     """The whole default check of an engine that leaves out the ok after every third validmoves:
     the hang is waited out once (10 s), and the report names the command."""
@@ -191,6 +198,7 @@ def test_an_engine_that_drops_an_ok_is_checked_within_two_minutes():
     assert took < 120, took
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_hiveai_passes_its_own_default_check():
     results = run_checks(HIVEAI)
@@ -202,10 +210,10 @@ def test_a_repetition_draw_is_recognised_by_the_position():
     board = Board("Base")
     for move in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-"):
         board.push(move)
-    assert not repetition_draw(board)
+    assert not board.is_repetition()
     for _ in range(2):
         for move in ("wQ \\wG1", "bQ bG1/", "wQ -wG1", "bQ bG1-"):
             board.push(move)
-    assert repetition_draw(board)
+    assert board.is_repetition()
     claimed = board.game_string().replace("InProgress", "Draw")
     assert game_string_problem(claimed, board).startswith("Draw;")

@@ -79,7 +79,7 @@ def best_move(position, depth: int):
 def render_docs(out: Path, depth: int) -> None:
     from hiveai.analysis.analyse import analyse_game
     from hiveai.rules.board import Board
-    from hiveai.gamerecord import read_game
+    from hiveai.records import read_game
     from hiveai.analysis.pages import review_page
     from hiveai.svg import board
 

@@ -33,7 +33,7 @@ from typing import Callable, Iterator
 
 from hiveai.rules.board import Board, Move
 from hiveai.rules.bug import COLOUR_NAMES
-from hiveai.gamerecord import FINISHED, GameRecord
+from hiveai.records import FINISHED, GameRecord
 from hiveai.analysis.render import render_board
 from hiveai.player import Engine, think
 from hiveai.search.score import format_score, int_score, is_win_score
@@ -296,7 +296,7 @@ def review_game(
     (``DEFAULT_GAME_DEPTH`` when neither is given), the position after it to
     one ply less than that search reached (at least 1), all by one
     :class:`~hiveai.player.Engine` (at full strength, no book) whose table carries over
-    from move to move as in play. The moves replay legally (:func:`hiveai.gamerecord.read_game`
+    from move to move as in play. The moves replay legally (:func:`hiveai.records.read_game`
     checked them).
     """
     if depth is None and time is None:

@@ -62,7 +62,7 @@ from hiveai.rules.movegen import (
     find_pinned,
     slide_directions,
 )
-from hiveai.rules.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, occupied_neighbours, some_piece_cell
+from hiveai.rules.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, some_piece_cell
 from hiveai.switches import weight_overrides
 
 DRAW_SCORE = 0
@@ -383,11 +383,3 @@ def _dragonfly_threat(b, mobile, qc, enemy_base):
         if b[HEIGHT + f] == 0 and f != dc and HOLE_BIT[(f - dc) & CELL_MASK] == 0:
             return 1
     return 0
-
-
-def queen_neighbours(b: np.ndarray, colour: int) -> int:
-    """Occupied cells around ``colour``'s queen (0 while it is in hand)."""
-    cell = int(b[POS + colour * PIECES_PER_COLOUR])
-    if cell < 0:
-        return 0
-    return int(occupied_neighbours(b, cell))

@@ -332,7 +332,7 @@ class PlayServer:
 
     def _review(self, live: _Live) -> None:
         from hiveai.analysis.analyse import analyse_game
-        from hiveai.gamerecord import GameRecord
+        from hiveai.records import GameRecord
         from hiveai.analysis.pages import review_page
 
         g = live.game
@@ -591,7 +591,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         return JSONResponse(server.at(live, int(request.path_params["ply"])))
 
     async def pgn(request: Request) -> Response:
-        from hiveai.gamerecord import GameRecord
+        from hiveai.records import GameRecord
 
         live = server._load(_game_id(request))
         g = live.game
@@ -615,7 +615,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
 
     async def import_record(request: Request) -> Response:
         from hiveai.play.session import Players
-        from hiveai.gamerecord import read_game
+        from hiveai.records import read_game
 
         data = await _body(request)
         text = data.get("text")

@@ -54,9 +54,9 @@ if TYPE_CHECKING:
     from hiveai.search.searcher import Searcher
 
 # The search switches (hiveai.switches) the levels' node budgets were calibrated
-# with (docs/levels.md): the threat extension, none of the pruning that the
-# full-strength linear search gained later, so each level stays as measured.
-CALIBRATED_SWITCHES = {"extend": 1, "rfp": 0, "nullmove": 0}
+# with (docs/levels.md): none of the pruning that the full-strength linear search
+# gained later, so each level stays as measured.
+CALIBRATED_SWITCHES = {"rfp": 0, "nullmove": 0}
 
 # From this level up the engine always blocks an opponent's win in one.
 BLOCK_FROM_LEVEL = 4

@@ -48,9 +48,9 @@ from hiveai.evaluation.linear import WEIGHT_NAMES, weights_for, weights_from_env
 from hiveai.search.negamax import search_root
 from hiveai.evaluation.network import Network, default_network
 from hiveai.rules.notation import move_to_string
-from hiveai.rules.position import HASH, MOVE_PIECE_SHIFT, PASS, POS, do_move, undo_move
+from hiveai.rules.position import HASH, do_move
 from hiveai.search.scratch import (
-    CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE, CTL_RFP, CTL_ROOT_MOVE,
+    CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE, CTL_RFP, CTL_ROOT_MOVE,
     CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES, MAX_PLY, Scratch,
 )
 from hiveai.search.score import WIN, PovScore, Score, is_win_score
@@ -70,7 +70,7 @@ SEARCH, BOOK, LEVEL = "search", "book", "level"
 # How often the waiting thread checks the clock and the stop flag (seconds).
 POLL_INTERVAL = 0.002
 # The ctl slot each search switch (hiveai.switches.SEARCH_SWITCHES) is written to.
-SWITCH_SLOTS = {"extend": CTL_EXTEND, "rfp": CTL_RFP, "nullmove": CTL_NULL_MOVE}
+SWITCH_SLOTS = {"rfp": CTL_RFP, "nullmove": CTL_NULL_MOVE}
 
 
 @dataclass
@@ -350,11 +350,11 @@ class Searcher:
         self._main.use_network(network)
 
         b = board.position_array.copy()
-        game = _game_hashes(board)
+        game = np.array(board.position_hashes(), dtype=np.uint64).view(np.int64)  # the kernels' bit pattern
         path = np.zeros(len(game) + MAX_PLY + 2, dtype=np.int64)
         path[: len(game)] = game
         hp = len(game) - 1
-        irrev = _last_placement_index(board)
+        irrev = hp - board.plies_since_placement()  # no position before this one can occur again
 
         infos: queue.Queue = queue.Queue()
         state = _IterationState()
@@ -515,31 +515,6 @@ def _check_threads(threads: int) -> int:
     if threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     return threads
-
-
-def _game_hashes(board: Board) -> np.ndarray:
-    """Hash of every position of the game so far, oldest first, current last."""
-    b = board.position_array.copy()
-    history = board.move_history_ints()
-    hashes = np.empty(len(history) + 1, dtype=np.int64)
-    hashes[len(history)] = b[HASH]
-    for i in range(len(history) - 1, -1, -1):
-        mv, token = history[i]
-        undo_move(b, mv, token)
-        hashes[i] = b[HASH]
-    return hashes
-
-
-def _last_placement_index(board: Board) -> int:
-    """Index (in the game's position list) of the position after the last placement."""
-    b = board.position_array.copy()
-    history = board.move_history_ints()
-    for i in range(len(history) - 1, -1, -1):
-        mv, token = history[i]
-        undo_move(b, mv, token)
-        if mv != PASS and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0:
-            return i + 1
-    return 0
 
 
 def _pv_moves(board: Board, pv: list[int]) -> list[Move]:

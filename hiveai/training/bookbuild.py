@@ -46,7 +46,7 @@ from hiveai.backend import make_backend
 from hiveai.player.book import BOOK_ENCODING, Book, BookFormatError, Entry, StoredMove, book_path, entry_moves, to_stored
 from hiveai.rules.bug import STANDARD_GAME_TYPES, game_type_string, parse_game_type
 from hiveai.durable import DirectoryLock, LineAppender, replace_atomically, trim_partial_line
-from hiveai.gamerecord import read_games
+from hiveai.records import read_games
 from hiveai.rules.notation import FINISHED
 from hiveai.rules.outcome import points
 from hiveai.rules.position import PASS, do_move
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 ALL_GAME_TYPES = tuple(game_type_string(gt) for gt in STANDARD_GAME_TYPES)  # every subset of M, L, P
-# Named opening lines shipped with the books (a GameString file, see gamerecord.read_games).
+# Named opening lines shipped with the books (a GameString file, see hiveai.records.read_games).
 NAMED_FILE = "named.txt"
 
 # Defaults of `hiveai book build` (the shipped books' commands are in openings/README.md).

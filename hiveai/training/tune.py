@@ -49,7 +49,7 @@ from hiveai.durable import DirectoryLock, append_json_line, read_json_lines
 from hiveai.evaluation.linear import WEIGHT_NAMES, default_weights, evaluate
 from hiveai.rules.movegen import new_workspace
 from hiveai.rules.notation import FINISHED
-from hiveai.rules.outcome import WHITE, points
+from hiveai.rules.outcome import WHITE, Termination, points
 from hiveai.rules.position import IN_PROGRESS, PLY, POS, do_move, game_result, occupied_neighbours
 from hiveai.tournament.layout import GAMES_FILE  # the same record file name as a tournament's
 
@@ -93,7 +93,8 @@ class SelfPlayTask:
 
 
 def play_selfplay_game(task: SelfPlayTask) -> dict:
-    """Play one game of hiveai against itself; its record (moves as MoveStrings, result)."""
+    """Play one game of hiveai against itself; its record (moves as MoveStrings, result, and the
+    reason it ended: a :class:`~hiveai.rules.outcome.Termination` value)."""
     from hiveai.player import Engine, book
     from hiveai.search.timeman import Limit
 
@@ -102,13 +103,12 @@ def play_selfplay_game(task: SelfPlayTask) -> dict:
     weights = None if task.weights is None else np.array(task.weights, dtype=np.int64)
     engine = Engine(hash_mb=SELFPLAY_TT_MB)
     engine.set_evaluation(weights=weights, network=network_of(task.network))
-    seen: dict[int, int] = {}
-    reason = ""
+    reason: Termination | None = None
     in_book = task.use_book
     random_left = task.random_plies
     while not board.is_game_over():
         if board.ply >= task.max_plies:
-            reason = "max plies"
+            reason = Termination.MAX_PLIES
             break
         text = book.book_move(board, rng=rng) if in_book else None
         if text is None:
@@ -121,16 +121,14 @@ def play_selfplay_game(task: SelfPlayTask) -> dict:
         else:
             move = text
         board.push(move)
-        key = board.zobrist
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] >= 3:
-            reason = "threefold repetition"
+        if board.is_repetition():
+            reason = Termination.REPETITION
             break
     state = board.state if board.is_game_over() else "Draw"
-    if not reason:
-        reason = "draw" if state == "Draw" else "queen surrounded"
+    if reason is None:
+        reason = board.outcome().termination
     return {"id": task.id, "game_type": board.game_type_string, "seed": task.seed, "depth": task.depth,
-            "moves": list(board.move_history), "result": state, "reason": reason}
+            "moves": list(board.move_history), "result": state, "reason": reason.value}
 
 
 def network_of(data: bytes | None):

@@ -36,7 +36,6 @@ from hiveai.uhpcheck.reference import (
     load_illegal_moves,
     load_reference_positions,
     move_key,
-    repetition_draw,
     sample_board,
 )
 from hiveai.uhpcheck.verdicts import SKIP, CaseFailed, noted
@@ -475,7 +474,7 @@ def _random_moves(ck: Checker) -> object:
             if not reply or reply[0].startswith(("err", "invalidmove")):
                 raise CaseFailed(f"refused `play {move}`, a legal move in {before.game_string()}: {reply!r}")
             problem = game_string_problem(reply[0], board, before)
-            if problem and read_game_string(reply[0], check=False).state == "Draw" and repetition_draw(board):
+            if problem and read_game_string(reply[0], check=False).state == "Draw" and board.is_repetition():
                 notes.append(f"Draw declared at {board.game_string()}")
                 board = None  # the engine's game is over: start another
             elif problem:

@@ -44,7 +44,6 @@ from hiveai.uhpcheck.reference import (
     compare_moves,
     game_string_problem,
     game_types,
-    repetition_draw,
 )
 from hiveai.uhpcheck.verdicts import FAIL, PASS, SKIP, CaseFailed, NoteMessage, Result
 
@@ -338,7 +337,7 @@ class Checker:
         text = board.game_string() if board.ply else board.game_type_string
         reply = self.one(f"newgame {text}")
         problem = game_string_problem(reply, board)
-        if problem is not None and not (problem.startswith("Draw;") and repetition_draw(board)):
+        if problem is not None and not (problem.startswith("Draw;") and board.is_repetition()):
             raise CaseFailed(f"`newgame {text}` answered {reply!r}: {problem}")
         return reply
 

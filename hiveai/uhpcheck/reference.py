@@ -16,7 +16,6 @@ importing the checker stays light.
 
 from __future__ import annotations
 
-import collections
 import itertools
 import random
 from dataclasses import dataclass
@@ -173,17 +172,6 @@ def game_string_problem(reply: str, board, before=None) -> str | None:
         except Exception as e:  # noqa: BLE001
             return f"move {theirs!r} does not parse: {e}"
     return None
-
-
-def repetition_draw(board) -> bool:
-    """Whether ``board``'s position has been seen three times (the side to move included)."""
-    seen = collections.Counter()
-    replay = board_from(board.game_type_string)
-    seen[replay.key()] += 1
-    for m in board.move_stack:
-        replay.push(m)
-        seen[replay.key()] += 1
-    return seen[board.key()] >= 3
 
 
 def game_types(capabilities: Sequence[str]) -> list[str]:
