@@ -27,7 +27,7 @@ pytest.importorskip("ray")
 from hiveai.durable import read_json_lines  # noqa: E402
 from hiveai.training.dataset import read_dataset, shard_paths  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 BIN = Path(sys.executable).parent
 RAY = str(BIN / "ray")

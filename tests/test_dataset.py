@@ -174,6 +174,7 @@ def test_appending_after_a_kill_at_any_byte_of_the_last_write(tmp_path):
     assert [g.to_json() for _, g in read_shard(shard)] == whole
 
 
+@pytest.mark.integration
 def test_a_process_killed_while_appending_loses_at_most_the_game_it_was_writing(tmp_path):
     """SIGKILL a writer in a loop of appends: what is on disk is a prefix of what it wrote, whole."""
     code = ("import sys\n"

@@ -37,6 +37,9 @@ from hiveai.training.train import (
 from hiveai.training.tune import GAMES_FILE, load_games
 
 TINY = dict(selfplay_depth=1, label_depth=1, sample_every=4, hidden=(8,))
+# Labelling names the engine by its git commit (a git process): every test here may start one.
+pytestmark = pytest.mark.integration
+
 needs_sklearn = pytest.mark.skipif(not __import__("importlib").util.find_spec("sklearn"),
                                    reason="the network's fit needs scikit-learn (the [train] extra)")
 
