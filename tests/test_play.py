@@ -44,8 +44,8 @@ class FirstMove(EngineSide):
         super().__init__()
         self.searched = threading.Event()
 
-    def start(self) -> None:  # nothing to load
-        self._ready.set()
+    def _open(self):  # nothing to load
+        return self
 
     def best_move(self, board, *, level, seconds, stop):
         self.searched.set()
@@ -543,11 +543,11 @@ def test_a_superseded_uhp_search_is_stopped_and_its_answer_never_shown(tmp_path)
     from hiveai.play.engines import UhpEngine
 
     pids = tmp_path / "pids"
-    engine = UhpEngine(f"{sys.executable} {FAKE_UHP} --first --hang-at 1 --pid-file {pids}")
+    asked = threading.Event()  # the bestmove is sent: the search runs in the engine's process
+    engine = UhpEngine(f"{sys.executable} {FAKE_UHP} --first --hang-at 1 --pid-file {pids}",
+                       log=lambda tag, text: asked.set() if tag == ">" and text.startswith("bestmove") else None)
     with TestClient(create_app(GameStore(tmp_path / "games.sqlite3"), engine)) as c:
         assert engine.wait_ready(60)
-        asked = threading.Event()  # the bestmove is sent: the search runs in the engine's process
-        engine._backend.log = lambda tag, text: asked.set() if tag == ">" and text.startswith("bestmove") else None
         gid = new(c, colour="white", seconds=30)["id"]
         c.post(f"/api/game/{gid}/move", json={"move": "wS1"})
         assert asked.wait(60) and c.get(f"/api/game/{gid}").json()["thinking"] == "move"  # it hangs on its reply

@@ -170,8 +170,11 @@ class UhpEngine(EngineSide):
     series of timed searches, each twice as long as the last, until stopped.
     """
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, *, log: Callable[[str, str], None] | None = None) -> None:
+        """``log`` sees every line sent to (``">"``) and read from each engine process started,
+        as :func:`hiveai.engine.popen_uhp`'s ``log`` does."""
         self.argv = shlex.split(command)
+        self.log = log
         if not self.argv:
             raise ValueError("--engine needs a command, e.g. --engine \"nokamute uhp\"")
         super().__init__()
@@ -181,7 +184,7 @@ class UhpEngine(EngineSide):
     def _open(self):
         from hiveai.engine import popen_uhp  # the UHP client tournaments use
 
-        engine = popen_uhp(self.argv)
+        engine = popen_uhp(self.argv, log=self.log)
         self.name = (engine.id or self.name).strip()
         return engine
 
