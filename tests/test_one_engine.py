@@ -25,7 +25,7 @@ from starlette.testclient import TestClient
 from uhp_client import MIDGAME
 
 from hiveai.play.engines import InProcessEngine
-from hiveai.play.server import create_app
+from hiveai.play.app import create_app
 from hiveai.play.store import GameStore
 from hiveai.player import MAX_LEVEL, Engine, think
 from hiveai.player import book

@@ -25,7 +25,7 @@ from hiveai.records import read_game
 from hiveai.play import allowed_hosts
 from hiveai.play.engines import READY, AnalysisLine, EngineSide
 from hiveai.play.hint import reason
-from hiveai.play.server import MAX_UPLOAD, create_app
+from hiveai.play.app import MAX_UPLOAD, create_app
 from hiveai.play.session import Game, Players
 from hiveai.play.store import GameStore, data_dir
 

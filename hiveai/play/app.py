@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 from hiveai.errors import HiveError
 from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide, Superseded
-from hiveai.play.errors import BadRequest
+from hiveai.errors import BadRequest
 from hiveai.play.store import GameStore
 from hiveai.search.score import MATE_BOUND, format_score
 from hiveai.search.timeman import StopHandle
