@@ -47,7 +47,7 @@ labelled game, is refused naming the file and the line
 (:class:`hiveai.durable.RecordLineError`).
 
 Each shard holds one game type's games labelled by one evaluation to one depth
-(:func:`shard_name`), so a later session adds a shard or appends to one, and
+(:func:`shard_name`), so a later run adds a shard or appends to one, and
 ``git diff --stat`` shows what grew. Beside the shards, ``evals/`` keeps every
 evaluation that labelled them, named by its id
 (:func:`hiveai.training.train.keep_evaluation`), and ``generations.jsonl`` the
