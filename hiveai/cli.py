@@ -823,6 +823,72 @@ def uhp_check(engine: tuple[str, ...], quick: bool, game_types: tuple[str, ...],
     sys.exit(1 if any(r.status == FAIL for r in results) else 0)
 
 
+@main.group()
+def puzzles() -> None:
+    """Puzzles: tactics mined from games, proven by exhaustive search (docs/puzzles.md).
+
+    The collection that ships with hiveai is used when no FILE is given.
+    """
+
+
+def _targets(values: tuple[str, ...]) -> dict[str, int] | None:
+    """``--target GAMETYPE=COUNT`` values (none: the default targets)."""
+    if not values:
+        return None
+    from hiveai.rules.board import Board
+    from hiveai.errors import HiveError
+
+    out = {}
+    for text in values:
+        name, _, count = text.partition("=")
+        try:
+            out[Board(name).game_type_string] = int(count)
+        except (HiveError, ValueError):
+            raise click.BadParameter(f"expected GAMETYPE=COUNT, got {text!r}", param_hint="--target") from None
+    return out
+
+
+@puzzles.command("build")
+@click.option("--out", "out_dir", default="puzzles-build", show_default=True, type=click.Path(file_okay=False),
+              help="Folder of the build (mined.jsonl, collection.txt); the same folder resumes it.")
+@click.option("--records", "record_files", multiple=True, type=click.Path(exists=True),
+              help="Mine the games of a record file, folder or zip (any format `hiveai convert` reads); "
+                   "repeatable.")
+@click.option("--target", "targets", multiple=True, metavar="GAMETYPE=COUNT",
+              help="Puzzles wanted of a game type; repeatable [default: the shipped collection's counts].")
+@click.option("--seed", default=1, show_default=True, type=int, help="Seed of the self-play games.")
+@click.option("--concurrency", "-j", default=1, show_default=True, type=click.IntRange(1),
+              help="Games mined in parallel (processes).")
+@click.option("--max-games", type=click.IntRange(1), help="Stop after mining this many games in this run.")
+def puzzles_build(out_dir: str, record_files: tuple[str, ...], targets: tuple[str, ...], seed: int,
+                  concurrency: int, max_games: int | None) -> None:
+    """Mine puzzles from self-play at the weaker levels and from game records.
+
+    Every puzzle is proven by exhaustive search before it is kept. Each
+    finished game is saved at once: stop at any moment and run the same
+    command to resume. The collection is OUT/collection.txt.
+    """
+    from hiveai.durable import LockedError
+    from hiveai.errors import HiveError
+    from hiveai.puzzles.build import build
+
+    def progress(record: dict, report) -> None:
+        have = " ".join(f"{gt}:{n}" for gt, n in report.counts.items())
+        click.echo(f"{record['task']}: {len(record['lines'])} found in {record['seconds']:.0f} s "
+                   f"({report.games} games, {report.seconds:.0f} s) {have}", err=True)
+
+    try:
+        report = build(out_dir, _targets(targets), list(record_files), seed=seed, concurrency=concurrency,
+                       on_game=progress, max_games=max_games)
+    except LockedError as e:
+        raise click.ClickException(f"{e}: another build is writing there") from None
+    except (HiveError, OSError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    total = sum(report.counts.values())
+    click.echo(f"{plural(total, 'puzzle')} from {plural(report.games, 'game')} in {out_dir}/collection.txt "
+               f"({report.mined_now} mined now, {report.seconds:.0f} s)", err=True)
+
+
 def _keep_short_help_whole(group: click.Group) -> None:
     """click cuts a command's summary in a group's list to the terminal width,
     ending it with '...'; an explicit short_help is wrapped instead, whole."""
