@@ -45,12 +45,12 @@ __all__ = ["DEFAULT_TARGETS", "BuildReport", "GameTask", "build", "mine_game", "
 #: Puzzles wanted per game type by default (the shipped collection's counts).
 DEFAULT_TARGETS = {"Base": 170, "Base+M": 30, "Base+L": 30, "Base+P": 30, "Base+ML": 30, "Base+MP": 30,
                    "Base+LP": 30, "Base+MLP": 270, "Critters": 30}
-SCAN_PLIES = 16  # positions tried per game, from the end backwards
+SCAN_PLIES = 12  # positions tried per game, from the end backwards (a finished game's last is over)
 PER_GAME = 2  # puzzles taken from one game at most
 MAX_PLIES = 300  # a self-play game this long is given up
 WEAK_LEVELS = (1, 5)  # the levels self-play draws from, inclusive
-NODE_LIMIT = 3_000_000  # positions one proof may make while mining
-POSITION_BUDGET = 12_000_000  # positions the classification of one position may make
+NODE_LIMIT = 2_000_000  # positions one proof may make while mining
+POSITION_BUDGET = 4_000_000  # positions the classification of one position may make
 SAVE_MOVES = 2  # threats of at most this many moves are looked for (longer ones cost far more)
 RATING_DEPTH = 6  # the full-strength search looks this deep for the first move, at most
 MINED = "mined.jsonl"
@@ -99,7 +99,7 @@ def _moves_worth_trying(board) -> int:
     b = board.position_array
     queen = int(b[POS + (1 - board.turn) * 14])
     taken = int(occupied_neighbours(b, queen)) if queen >= 0 else 0
-    return 4 if taken >= 4 else 3 if taken == 3 else 2
+    return 4 if taken >= 3 else 3
 
 
 def rate(board, proof, searcher, seed: int) -> int:
@@ -123,7 +123,19 @@ def rate(board, proof, searcher, seed: int) -> int:
 
 
 def mine_game(task: GameTask) -> dict:
-    """Mine one game: its record for ``mined.jsonl`` (the puzzle lines found in it)."""
+    """Mine one game: its record for ``mined.jsonl`` (the puzzle lines found in it).
+
+    A game that fails (an engine error while it is played) is recorded with its
+    ``error`` and no puzzles, so one bad game neither stops the build nor is
+    played again on resuming."""
+    try:
+        return _mine_game(task)
+    except Exception as e:  # noqa: BLE001 - recorded, and reported by the build's progress
+        return {"task": task.id, "game_type": task.game_type, "lines": [], "plies": 0, "positions": 0,
+                "seconds": 0.0, "error": f"{type(e).__name__}: {e}"}
+
+
+def _mine_game(task: GameTask) -> dict:
     from hiveai.puzzles.prove import ProofLimitError, find_puzzle, make_prover
     from hiveai.puzzles.thinking import new_searcher
     from hiveai.puzzles.themes import themes
@@ -152,7 +164,7 @@ def mine_game(task: GameTask) -> dict:
     for mv in moves:
         board.push(mv)
         positions.append(board.copy())
-    for pos in reversed(positions[-SCAN_PLIES - 1:-1] if len(positions) > 1 else []):
+    for pos in reversed(positions[-SCAN_PLIES:]):
         if len(lines) >= PER_GAME:
             break
         if pos.is_game_over() or pos.ply < 6:
@@ -185,11 +197,19 @@ def order_for_variety(puzzles: list[Puzzle]) -> list[Puzzle]:
         by_type.setdefault(p.game_type, []).append(p)
     out: list[Puzzle] = []
     for gt in sorted(by_type, key=lambda g: (order.get(g, len(order)), g)):
-        left = list(by_type[gt])
-        while left:
-            last = out[-1].game_id if out else None
-            pick = next((i for i, p in enumerate(left) if p.game_id != last), 0)
-            out.append(left.pop(pick))
+        games: dict[str, list[Puzzle]] = {}
+        for p in by_type[gt]:
+            games.setdefault(p.game_id, []).append(p)
+        last = None
+        while games:
+            # The game with the most puzzles left goes next (not the last one's game, if
+            # another is left): no game is left alone at the end with several puzzles.
+            choices = [g for g in games if g != last] or list(games)
+            game = max(choices, key=lambda g: len(games[g]))
+            out.append(games[game].pop(0))
+            if not games[game]:
+                del games[game]
+            last = game
     return out
 
 

@@ -1,4 +1,4 @@
-"""The puzzle file: one puzzle a line, plain text, and the plain lists engine authors bring.
+r"""The puzzle file: one puzzle a line, plain text, and the plain lists engine authors bring.
 
 **Puzzle lines** have nine fields separated by tabs (MoveStrings hold spaces,
 GameStrings semicolons, neither holds a tab)::
@@ -21,11 +21,12 @@ GameStrings semicolons, neither holds a tab)::
 
 Lines starting with ``#`` and blank lines are ignored.
 
->>> line = ("0123456789abcdef\\tBase;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-\\t"
-...         "wA1 wQ/;bA1 bQ\\\\\\\\;wA1 -bQ\\tsave\\tdefence\\t2\\t10\\t900\\tselfplay:Base:1#0:4")
+>>> line = ("62cb05b5ddf16a39\tBase;InProgress;White[8];wA1;bA1 wA1-;wA2 /wA1;bA2 bA1\\;wA3 -wA1;"
+...         "bQ bA2/;wQ wA2\\;bA2 \\wA3;wQ wA1\\;bA2 bA1\\;wQ /bA2;bA3 \\bQ;wA3 bA3/;bS1 bQ-\t"
+...         "wA2 bS1-;bS2 bQ\\;wA1 wA3\\\twin\tin2\t3\t3477\t850\trecords:mzinga#9:14")
 >>> puzzle = parse_line(line)
->>> puzzle.kind, puzzle.solution[0], puzzle.game_type, puzzle.depth
-('save', 'wA1 wQ/', 'Base', 2)
+>>> puzzle.kind, puzzle.solution[0], puzzle.game_type, puzzle.depth, puzzle.moves
+('win', 'wA2 bS1-', 'Base', 3, 2)
 >>> format_line(puzzle) == line
 True
 

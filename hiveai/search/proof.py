@@ -414,11 +414,13 @@ class Prover:
     with :attr:`stopped` set and its answer void (0: no limit).
 
     >>> from hiveai.rules.board import Board
-    >>> board = Board("Base;InProgress;White[7];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wG1 wQ\\\\;bG1 bQ/;"
-    ...               "wA1 wQ/;bA1 bQ\\\\;wA1 bQ-;bA2 bA1\\\\;wG1 -bQ;bA2 bA1/")
+    >>> board = Board("Base;InProgress;White[8];wA1;bA1 wA1-;wA2 /wA1;bA2 bA1\\\\;wA3 -wA1;bQ bA2/;wQ wA2\\\\;"
+    ...               "bA2 \\\\wA3;wQ wA1\\\\;bA2 bA1\\\\;wQ /bA2;bA3 \\\\bQ;wA3 bA3/;bS1 bQ-")
     >>> prover = Prover()
-    >>> prover.wins(board.position_array, 1), board.move_to_string(prover.best)
-    (True, 'wG2 -wQ')
+    >>> prover.wins(board.position_array, 1), prover.wins(board.position_array, 3)
+    (False, True)
+    >>> board.move_to_string(prover.best)
+    'wA2 bS1-'
     """
 
     def __init__(self, table_bits: int = 20, node_limit: int = 0) -> None:
