@@ -48,8 +48,6 @@ __all__ = ["MAX_MOVES", "Proof", "ProofLimitError", "check_save", "check_win", "
 
 # Wins of 1 to MAX_MOVES moves of the solver (and threats as long) are puzzles.
 MAX_MOVES = 4
-# Node budget of one position's classification while mining (about two seconds).
-MINING_NODES = 4_000_000
 
 
 class ProofLimitError(RuntimeError):

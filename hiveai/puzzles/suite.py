@@ -107,7 +107,10 @@ def solve(cases: list[Case], command: Sequence[str] | None = None, limit: Limit 
     from hiveai.rules.board import Board
 
     engine = _start(command, whole_seconds)
-    report = SolveReport(" ".join(command) if command else "hiveai", _limit_text(limit))
+    label = _limit_text(limit)
+    if limit.depth is not None and any(c.depth for c in cases):
+        label += " (a position's own depth where it names one)"
+    report = SolveReport(" ".join(command) if command else "hiveai", label)
     try:
         for i, case in enumerate(cases, 1):
             board = Board(case.game)

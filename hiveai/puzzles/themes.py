@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 
 from hiveai.rules.bug import BEETLE, EXP_PILLBUG, KIND_NAMES, MOSQUITO, PIECES_PER_COLOUR, kind_of
 from hiveai.rules.hex_grid import CELL_MASK, DIR_OFFSET
-from hiveai.rules.position import GAME_TYPE, LEVEL, MOVE_PIECE_SHIFT, PASS, POS, do_move
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["THEMES", "themes"]
 
 #: Every theme a puzzle may carry (bugs' finishes included).
+# Plain Python up to here: hiveai.puzzles.puzzlefile reads THEMES without loading the rules kernels.
 THEMES = ("in1", "in2", "in3", "in4", "defence", "beetle-on-queen", "beetle-drop", "pillbug-throw", "pin",
           "quiet-move", "self-surround", "queen-escape", "placement-finish",
           *(f"{name.lower()}-finish" for name in KIND_NAMES))
@@ -48,6 +48,8 @@ def _ring(cell: int) -> set[int]:
 
 def _throws(board: Board) -> set[int]:
     """The side to move's moves that only a pillbug power makes legal."""
+    from hiveai.rules.position import GAME_TYPE, LEVEL, MOVE_PIECE_SHIFT, PASS, POS, do_move  # loads numba
+
     if not board.game_type & EXP_PILLBUG:
         return set()
     plain = board.copy()
@@ -65,6 +67,8 @@ def _throws(board: Board) -> set[int]:
 
 def _mobile_pieces(b: np.ndarray, side_to_move_passes: bool) -> set[int]:
     """Pieces the side to move (after a pass, if asked: the other side) could move."""
+    from hiveai.rules.position import GAME_TYPE, LEVEL, MOVE_PIECE_SHIFT, PASS, POS, do_move  # loads numba
+
     from hiveai.rules.movegen import MAX_MOVES, legal_moves, new_workspace
     import numpy as np
 
@@ -78,6 +82,8 @@ def _mobile_pieces(b: np.ndarray, side_to_move_passes: bool) -> set[int]:
 
 def _pins(board: Board, move: int) -> bool:
     """Whether ``move`` leaves an enemy piece that could move unable to."""
+    from hiveai.rules.position import GAME_TYPE, LEVEL, MOVE_PIECE_SHIFT, PASS, POS, do_move  # loads numba
+
     from hiveai.rules.position import IN_PROGRESS, game_result
 
     b = board.position_array
@@ -91,11 +97,15 @@ def _pins(board: Board, move: int) -> bool:
 
 
 def _kind(board: Board, move: int) -> int:
+    from hiveai.rules.position import GAME_TYPE, LEVEL, MOVE_PIECE_SHIFT, PASS, POS, do_move  # loads numba
+
     return kind_of(move >> MOVE_PIECE_SHIFT, board.game_type)
 
 
 def themes(board: Board, proof: Proof) -> list[str]:
     """The themes of ``proof`` (a :class:`hiveai.puzzles.prove.Proof`) on ``board``, in :data:`THEMES` order."""
+    from hiveai.rules.position import GAME_TYPE, LEVEL, MOVE_PIECE_SHIFT, PASS, POS, do_move  # loads numba
+
     found: set[str] = set()
     me = board.turn
     enemy_queen = (1 - me) * PIECES_PER_COLOUR

@@ -70,7 +70,9 @@ from hiveai.rules.borrow import borrow
 from hiveai.rules.bug import EXP_PILLBUG, KIND_FIRST, MOSQUITO, N_PIECES, PIECES_PER_COLOUR, PILLBUG
 from hiveai.rules.hex_grid import CELL_MASK
 from hiveai.rules.hex_grid import GRID, GRID_BITS
-from hiveai.rules.movegen import HOLE_BIT, MAX_MOVES, WS_QUEUE, legal_moves, new_workspace, placeable_count, placement_cell_count
+from hiveai.rules.movegen import (
+    HOLE_BIT, MAX_MOVES, WS_QUEUE, legal_moves, new_workspace, placeable_count, placement_cell_count,
+)
 from hiveai.rules.position import (
     BLACK_WINS, GAME_TYPE, HASH, IN_PROGRESS, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, PASS, PLY, POS, WHITE_WINS,
     do_move, game_result, occupied_neighbours, undo_move,
