@@ -1006,6 +1006,270 @@ def uhp_check(engine: tuple[str, ...], quick: bool, game_types: tuple[str, ...],
     sys.exit(1 if any(r.status == FAIL for r in results) else 0)
 
 
+@main.group()
+def puzzles() -> None:
+    """Puzzles: tactics mined from games, proven by exhaustive search (docs/puzzles.md).
+
+    The collection that ships with hiveai is used when no FILE is given.
+    """
+
+
+def _targets(values: tuple[str, ...]) -> dict[str, int] | None:
+    """``--target GAMETYPE=COUNT`` values (none: the default targets)."""
+    if not values:
+        return None
+    from hiveai.rules.board import Board
+    from hiveai.errors import HiveError
+
+    out = {}
+    for text in values:
+        name, _, count = text.partition("=")
+        try:
+            out[Board(name).game_type_string] = int(count)
+        except (HiveError, ValueError):
+            raise click.BadParameter(f"expected GAMETYPE=COUNT, got {text!r}", param_hint="--target") from None
+    return out
+
+
+@puzzles.command("build")
+@click.option("--out", "out_dir", default="puzzles-build", show_default=True, type=click.Path(file_okay=False),
+              help="Folder of the build (mined.jsonl, collection.txt); the same folder resumes it.")
+@click.option("--records", "record_files", multiple=True, type=click.Path(exists=True),
+              help="Mine the games of a record file, folder or zip (any format `hiveai convert` reads); "
+                   "repeatable.")
+@click.option("--target", "targets", multiple=True, metavar="GAMETYPE=COUNT",
+              help="Puzzles wanted of a game type; repeatable [default: the shipped collection's counts].")
+@click.option("--seed", default=1, show_default=True, type=int, help="Seed of the self-play games.")
+@click.option("--concurrency", "-j", default=1, show_default=True, type=click.IntRange(1),
+              help="Games mined in parallel (processes).")
+@click.option("--max-games", type=click.IntRange(1), help="Stop after mining this many games in this run.")
+def puzzles_build(out_dir: str, record_files: tuple[str, ...], targets: tuple[str, ...], seed: int,
+                  concurrency: int, max_games: int | None) -> None:
+    """Mine puzzles from self-play at the weaker levels and from game records.
+
+    Every puzzle is proven by exhaustive search before it is kept. Each
+    finished game is saved at once: stop at any moment and run the same
+    command to resume. The collection is OUT/collection.txt.
+    """
+    from hiveai.durable import LockedError
+    from hiveai.errors import HiveError
+    from hiveai.puzzles.build import build
+
+    def progress(record: dict, report) -> None:
+        have = " ".join(f"{gt}:{n}" for gt, n in report.counts.items())
+        if record.get("error"):
+            click.echo(f"{record['task']}: FAILED: {record['error']}", err=True)
+        click.echo(f"{record['task']}: {len(record['lines'])} found in {record['seconds']:.0f} s "
+                   f"({report.games} games, {report.seconds:.0f} s) {have}", err=True)
+
+    try:
+        report = build(out_dir, _targets(targets), list(record_files), seed=seed, concurrency=concurrency,
+                       on_game=progress, max_games=max_games)
+    except LockedError as e:
+        raise click.ClickException(f"{e}: another build is writing there") from None
+    except (HiveError, OSError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    total = sum(report.counts.values())
+    click.echo(f"{plural(total, 'puzzle')} from {plural(report.games, 'game')} in {out_dir}/collection.txt "
+               f"({report.mined_now} mined now, {report.seconds:.0f} s)", err=True)
+
+
+def _puzzle_file(path: str | None):
+    """The puzzles of FILE (default: the shipped collection), or a usage error naming the bad line."""
+    from hiveai.puzzles.puzzlefile import PuzzleFileError, read_puzzles, shipped
+
+    try:
+        return read_puzzles(path) if path else shipped()
+    except PuzzleFileError as e:
+        raise click.ClickException(str(e)) from None
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror or e}") from None
+
+
+@puzzles.command("verify")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--quiet", "-q", is_flag=True, help="Print only the puzzles that fail.")
+def puzzles_verify(file: str | None, quiet: bool) -> None:
+    """Re-prove every puzzle of FILE (default: the shipped collection).
+
+    A malformed line stops the check with the file, the line and the reason;
+    a puzzle whose solution is illegal, or not a forced win (or not the only
+    one, or not the only save), is reported with its line and the exit status is 1.
+    """
+    from hiveai.puzzles.prove import make_prover
+    from hiveai.puzzles.puzzlefile import PuzzleFileError, parse_line, shipped_path
+    from hiveai.puzzles.solving import verify_puzzle
+
+    if file is None:
+        from importlib.resources import as_file
+
+        with as_file(shipped_path()) as path:
+            name, text = str(path), path.read_text(encoding="utf-8")
+    else:
+        try:
+            with open(file, encoding="utf-8") as f:
+                name, text = file, f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise click.ClickException(f"cannot read {file}: {getattr(e, 'strerror', None) or e}") from None
+    prover = make_prover()
+    start = time.monotonic()
+    checked = failed = nodes = 0
+    seen: dict[str, int] = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        try:
+            puzzle = parse_line(line, replay=False)
+        except ValueError as e:
+            raise click.ClickException(str(PuzzleFileError(name, no, str(e)))) from None
+        checked += 1
+        before = prover.nodes
+        reason = verify_puzzle(puzzle, prover)
+        nodes += prover.nodes - before
+        if reason is None and puzzle.id in seen:
+            reason = f"the same position as line {seen[puzzle.id]} (up to symmetry)"
+        seen.setdefault(puzzle.id, no)
+        if reason is not None:
+            failed += 1
+            click.echo(f"{name}:{no}: {puzzle.id}: {reason}")
+        elif not quiet:
+            click.echo(f"{name}:{no}: {puzzle.id}: ok ({puzzle.kind}, {plural(puzzle.depth, 'ply', 'plies')})")
+    click.echo(f"{checked - failed}/{checked} puzzles proven in {time.monotonic() - start:.1f} s "
+               f"({nodes} positions)", err=True)
+    sys.exit(1 if failed else 0)
+
+
+@puzzles.command("show")
+@click.argument("which", metavar="N|ID")
+@click.option("--file", type=click.Path(dir_okay=False), help="A puzzle file [default: the shipped collection].")
+@click.option("--svg", "as_svg", is_flag=True, help="Print an SVG picture instead of text.")
+@click.option("--solution", is_flag=True, help="Also print the solution line.")
+def puzzles_show(which: str, file: str | None, as_svg: bool, solution: bool) -> None:
+    """Draw one puzzle: the N-th of the file (from 1), or the one whose id starts with ID."""
+    from hiveai.analysis.render import render_board
+    from hiveai.rules.bug import COLOUR_NAMES
+
+    puzzles_ = _puzzle_file(file)
+    if which.isdigit() and len(which) < 16:
+        n = int(which)
+        if not 1 <= n <= len(puzzles_):
+            raise click.BadParameter(f"there are {len(puzzles_)} puzzles: give 1 to {len(puzzles_)}",
+                                     param_hint="N")
+        puzzle = puzzles_[n - 1]
+    else:
+        found = [p for p in puzzles_ if p.id.startswith(which.lower())]
+        if len(found) != 1:
+            raise click.BadParameter(f"{len(found)} puzzles have an id starting with {which!r}", param_hint="ID")
+        puzzle = found[0]
+    board = puzzle.board()
+    side = COLOUR_NAMES[board.turn]
+    task = (f"{side} to move wins in {puzzle.moves}" if puzzle.kind == "win"
+            else f"{side} to move: find the only move that stops a loss in {puzzle.moves}")
+    if as_svg:
+        from hiveai.svg import board as board_svg
+
+        click.echo(board_svg(board, arrows=puzzle.solution[:1] if solution else ()))
+        return
+    click.echo(f"puzzle {puzzle.id} ({puzzle.game_type}, rating {puzzle.rating}, {', '.join(puzzle.themes)})")
+    click.echo(task)
+    click.echo(render_board(board))
+    if solution:
+        click.echo("solution: " + "; ".join(puzzle.solution))
+    click.echo(f"source: {puzzle.source}")
+
+
+def _limit(seconds: float | None, depth: int | None):
+    from hiveai.search.limit import Limit
+
+    if seconds is not None and depth is not None:
+        raise click.UsageError("give --time or --depth, not both")
+    return Limit(depth=depth) if depth is not None else Limit(time=1.0 if seconds is None else seconds)
+
+
+@puzzles.command("solve")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--engine", "engine_command", metavar="COMMAND",
+              help='A UHP engine, e.g. --engine "nokamute uhp --num-threads=1" [default: hiveai].')
+@click.option("--time", "-t", "seconds", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds a position [default: 1].")
+@click.option("--depth", "-d", type=click.IntRange(1, 60), help="Search depth a position instead of a time.")
+@click.option("--whole-seconds", is_flag=True, help="Send whole seconds only (engines such as nokamute).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def puzzles_solve(file: str | None, engine_command: str | None, seconds: float | None, depth: int | None,
+                  whole_seconds: bool, as_json: bool) -> None:
+    """Run puzzles against a UHP engine and report its solve rate.
+
+    FILE is a puzzle file or a plain list (GameString TAB best move [TAB depth];
+    Mzinga's GameString TAB depth TAB move too) [default: the shipped collection].
+    Reports solved/total by game type and proof depth, the time a position and
+    each failure with the move played.
+    """
+    import json
+    import shlex
+
+    from hiveai.engine import EngineError
+    from hiveai.puzzles.puzzlefile import Case, PuzzleFileError, read_cases
+    from hiveai.puzzles.suite import report_text, solve
+
+    if file is None:
+        cases = [Case(p.game, [p.solution[0]], None, p.id, proof_depth=p.depth) for p in _puzzle_file(None)]
+    else:
+        try:
+            cases = read_cases(file)
+        except PuzzleFileError as e:
+            raise click.ClickException(str(e)) from None
+        except OSError as e:
+            raise click.ClickException(f"cannot read {file}: {e.strerror or e}") from None
+    command = shlex.split(engine_command) if engine_command else None
+
+    def progress(result, done: int, total: int) -> None:
+        mark = "ok" if result.solved else f"FAIL (played {result.played or result.error})"
+        click.echo(f"[{done}/{total}] {result.name} {result.game_type}: {mark} {result.seconds:.2f} s", err=True)
+
+    try:
+        report = solve(cases, command, _limit(seconds, depth), whole_seconds=whole_seconds, on_case=progress)
+    except (EngineError, OSError) as e:
+        raise click.ClickException(f"the engine failed: {e}") from None
+    click.echo(json.dumps(report.to_json(), indent=1) if as_json else report_text(report))
+
+
+@puzzles.command("playout")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--engine", "engine_command", metavar="COMMAND", help="The defending UHP engine [default: hiveai].")
+@click.option("--time", "-t", "seconds", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds a defending move [default: 1].")
+@click.option("--depth", "-d", type=click.IntRange(1, 60), help="Search depth a defending move instead.")
+@click.option("--whole-seconds", is_flag=True, help="Send whole seconds only (engines such as nokamute).")
+@click.option("--count", type=click.IntRange(1), help="Play out only the first COUNT win puzzles.")
+def puzzles_playout(file: str | None, engine_command: str | None, seconds: float | None, depth: int | None,
+                    whole_seconds: bool, count: int | None) -> None:
+    """Play each win puzzle's solution against an engine's defence.
+
+    The solver's moves come from the proof, the defence from the engine; a
+    puzzle passes when the enemy queen is surrounded within its moves.
+    """
+    import shlex
+
+    from hiveai.engine import EngineError
+    from hiveai.puzzles.suite import playout
+
+    chosen = [p for p in _puzzle_file(file) if p.kind == "win"][:count]
+
+    def progress(result, done: int, total: int) -> None:
+        mark = "won" if result.won else f"NOT WON ({result.reason})"
+        click.echo(f"[{done}/{total}] {result.id} {result.game_type} depth {result.depth}: {mark}: "
+                   f"{'; '.join(result.line)}", err=True)
+
+    try:
+        results = playout(chosen, shlex.split(engine_command) if engine_command else None,
+                          _limit(seconds, depth), whole_seconds=whole_seconds, on_puzzle=progress)
+    except (EngineError, OSError) as e:
+        raise click.ClickException(f"the engine failed: {e}") from None
+    won = sum(r.won for r in results)
+    click.echo(f"{won}/{len(results)} puzzles won against {engine_command or 'hiveai'}'s defence")
+    sys.exit(0 if won == len(results) else 1)
+
+
 def _keep_short_help_whole(group: click.Group) -> None:
     """click cuts a command's summary in a group's list to the terminal width,
     ending it with '...'; an explicit short_help is wrapped instead, whole."""

@@ -1,4 +1,4 @@
-"""Installing hiveai: the books and weights are found in every install layout, and type
+"""Installing hiveai: the books, weights and puzzles are found in every install layout, and type
 checkers see the library's names (slow: each test builds and installs the package).
 
 * ``pip install --target DIR .`` and ``pip install --prefix DIR .``: the installed engine
@@ -70,6 +70,10 @@ def installed_plays_book_moves(path_entry: Path, cwd: Path) -> None:
                            cwd=cwd).stdout.split("\n")
     assert Path(where[0]).is_relative_to(path_entry), where  # the installed copy, not this checkout
     assert Path(where[1]).is_relative_to(path_entry), where  # ... and its own books
+    # The puzzle collection is package data too (read without replaying: no kernels needed).
+    count = subprocess.run([sys.executable, "-c", "import hiveai.puzzles as p; print(len(p.shipped(replay=False)))"],
+                           check=True, capture_output=True, text=True, env=env, cwd=cwd).stdout
+    assert int(count) >= 600, count
     for game_type in ("Base", "Base+MLP"):
         board = Board(game_type)
         board.push(board.legal_moves[0])

@@ -8,9 +8,10 @@ later one: a move back into a position seen earlier in the game scored as a
 draw even when the opponent could then surround our queen at once.
 The danger positions searched deeper are marked slow.
 
-Positions come from ``tests/data/search/tactics.tsv``, written by
-``tools/find_tactics.py`` (seeded random play biased towards the queens, then
-the predicates of ``tactics.py``, the tests' helper module). The file only
+Positions come from ``tests/data/search/tactics.tsv``, written once by a
+seeded generator (random play biased towards the queens, then the predicates
+of ``tactics.py``, the tests' helper module; the generator is in the git
+history: ``hiveai puzzles build`` mines proven tactics now). The file only
 says which category a position was picked for: every test re-derives the
 property it relies on by brute force over the rules kernels
 (``movegen.legal_moves``, ``do_move``/``undo_move``, ``game_result``) before
@@ -74,7 +75,7 @@ def cases(category: str, types: list[str] = GAME_TYPES) -> list:
 
 # --- Coverage of the data file ------------------------------------------------
 
-# Positions per game type the generator is asked for (tools/find_tactics.py QUOTAS).
+# Positions per game type the generator was asked for.
 MIN_PER_TYPE = {"win1": 4, "win2": 4, "block": 4, "danger": 30, "five": 2}
 MIN_PER_P_TYPE = {"throw_win": 3, "throw_save": 3}
 MIN_REPEAT = 6  # in all game types together: they are rare in random play

@@ -673,6 +673,21 @@ def _placement_cells(b, ws, side):
 
 
 @counts_free
+def placement_cell_count(b, ws, side):
+    """How many empty cells ``side`` could place a piece on now (whether or not it
+    has one in hand); the cells are left at ws[WS_QUEUE:]."""
+    renew_stamps(ws)
+    return _placement_cells(b, ws, side)
+
+
+@counts_free
+def placeable_count(b, ws, side):
+    """How many of ``side``'s bugs it could place now (one per kind in hand, the
+    queen rules of the current turn applied); they are left at ws[WS_PLACEABLE:]."""
+    return _placeable(b, ws, side)
+
+
+@counts_free
 def _touches_only_own(b, e, side):
     """Whether every stack next to cell e is topped by one of side's pieces."""
     around = b[NBR + e] & ALL_NEIGHBOURS
