@@ -1179,7 +1179,7 @@ def puzzles_show(which: str, file: str | None, as_svg: bool, solution: bool) -> 
 
 
 def _limit(seconds: float | None, depth: int | None):
-    from hiveai.search.limit import Limit
+    from hiveai.search.timeman import Limit
 
     if seconds is not None and depth is not None:
         raise click.UsageError("give --time or --depth, not both")

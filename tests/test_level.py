@@ -139,3 +139,19 @@ def test_a_weak_level_searches_on_one_thread_and_leaves_the_searcher_alone():
     assert seen and set(seen) == {2} and searcher.threads == 2
     one = play_level(Searcher(tt_mb=16), board, limits, 6, random.Random(4))
     assert (two.move, two.nodes, two.depth) == (one.move, one.nodes, one.depth)  # one thread: deterministic
+
+
+def test_the_choice_counts_from_the_highest_score_whatever_line_heads_the_list():
+    """A move an unfinished iteration proved better heads the lines with a score below a later
+    line's (here a forced win): the choice stays within the margin of the highest score, and the
+    weights do not overflow."""
+    from hiveai.player.levels import choose
+    from hiveai.search.score import WIN, PovScore, Score
+    from hiveai.search.searcher import Line
+
+    board = Board("Base")
+    moves = board.legal_moves[:3]
+    lines = [Line(m, PovScore(Score.from_int(s), board.turn), [m]) for m, s in zip(moves, (10, WIN - 3, 5))]
+    settings = LEVELS[2]
+    picks = {choose(lines, settings, random.Random(seed)).move for seed in range(20)}
+    assert picks == {moves[1]}

@@ -28,7 +28,7 @@ from hiveai.puzzles.suite import playout, solve
 from hiveai.rules.board import Board
 from hiveai.rules.position import IN_PROGRESS, do_move, game_result, undo_move
 from hiveai.rules.symmetry import frame_of
-from hiveai.search.limit import Limit
+from hiveai.search.timeman import Limit
 
 DATA = Path(__file__).parent / "data" / "puzzles"
 MZINGA = DATA / "mzinga_forced_win.tsv"
@@ -301,6 +301,7 @@ def test_try_move_judges_by_proof_and_answers_with_the_best_defence(prover):
         try_move(p, [], "wQ wQ", prover)
 
 
+@pytest.mark.integration
 def test_solve_runs_hiveai_on_puzzles_and_on_a_plain_list():
     easy = [p for p in shipped() if p.kind == "win" and p.depth <= 3][:3]
     from hiveai.puzzles.puzzlefile import Case
@@ -319,6 +320,7 @@ def test_solve_runs_hiveai_on_puzzles_and_on_a_plain_list():
     assert report.results[1].played == move
 
 
+@pytest.mark.integration
 def test_solve_command_prints_the_tables_and_json(tmp_path):
     path = tmp_path / "two.tsv"
     path.write_text("\n".join(MZINGA.read_text().splitlines()[2:4]) + "\n")
@@ -328,6 +330,7 @@ def test_solve_command_prints_the_tables_and_json(tmp_path):
     assert (data["solved"], data["total"]) == (2, 2) and data["by_game_type"] == {"Base": [2, 2]}
 
 
+@pytest.mark.integration
 def test_playout_against_hiveai_wins_every_puzzle():
     chosen = [p for p in shipped() if p.kind == "win" and p.depth == 3][:2]
     results = playout(chosen, limit=Limit(depth=1))

@@ -126,11 +126,15 @@ def allows_win(b, ws, moves, mv):
 
 
 def choose(lines, settings: LevelSettings, rng: random.Random):
-    """One of the multipv ``lines`` (best first), drawn as the module docstring says."""
-    best = lines[0].score.relative.to_int()
-    near = [ln for ln in lines if ln.score.relative.to_int() >= best - settings.margin]
-    weights = [math.exp((ln.score.relative.to_int() - best) / settings.temperature) for ln in near]
-    return rng.choices(near, weights)[0]
+    """One of the multipv ``lines``, drawn as the module docstring says. The lines come best first,
+    but a move an unfinished iteration proved better may head them with a score from that iteration,
+    below a later line's: the margin and the weights count from the highest score, so no weight
+    exceeds 1."""
+    scores = [ln.score.relative.to_int() for ln in lines]
+    best = max(scores)
+    near = [(ln, s) for ln, s in zip(lines, scores) if s >= best - settings.margin]
+    weights = [math.exp((s - best) / settings.temperature) for _, s in near]
+    return rng.choices([ln for ln, _ in near], weights)[0]
 
 
 def play_level(searcher: Searcher, board: Board, limits: Budget, level: int, rng: random.Random, *,

@@ -78,7 +78,7 @@ class BuildReport:
     positions: int = 0
 
 
-def _selfplay(task: GameTask, searcher) -> tuple[list[str], str]:
+def _selfplay(task: GameTask) -> tuple[list[str], str]:
     """A game of two weak levels (drawn from the task's seed); its moves and a label."""
     from hiveai.puzzles.thinking import level_move
     from hiveai.rules.board import Board
@@ -87,7 +87,7 @@ def _selfplay(task: GameTask, searcher) -> tuple[list[str], str]:
     levels = (rng.randint(*WEAK_LEVELS), rng.randint(*WEAK_LEVELS))
     board = Board(task.game_type)
     while not board.is_game_over() and board.ply < MAX_PLIES:
-        board.push(level_move(board, levels[board.turn], rng, searcher))
+        board.push(level_move(board, levels[board.turn], rng))
     return board.move_history, f"L{levels[0]}-L{levels[1]}"
 
 
@@ -102,7 +102,7 @@ def _moves_worth_trying(board) -> int:
     return 4 if taken >= 3 else 3
 
 
-def rate(board, proof, searcher, seed: int) -> int:
+def rate(board, proof, engine, seed: int) -> int:
     """The starting rating of a proven puzzle (:func:`hiveai.puzzles.rating.initial_rating`)."""
     from hiveai.puzzles.rating import initial_rating
     from hiveai.puzzles.thinking import analyse, level_move
@@ -110,12 +110,12 @@ def rate(board, proof, searcher, seed: int) -> int:
     key = proof.line[0]
     level = 10
     for candidate in range(1, 10):
-        if level_move(board, candidate, random.Random(seed + candidate), searcher) == key:
+        if level_move(board, candidate, random.Random(seed + candidate)) == key:
             level = candidate
             break
     nodes = 0
     for depth in range(1, RATING_DEPTH + 1):
-        found = analyse(board, depth, searcher)
+        found = analyse(board, depth, engine)
         nodes = found.nodes
         if found.move == key and (proof.kind == "save" or found.win_plies is not None):
             break
@@ -137,15 +137,15 @@ def mine_game(task: GameTask) -> dict:
 
 def _mine_game(task: GameTask) -> dict:
     from hiveai.puzzles.prove import ProofLimitError, find_puzzle, make_prover
-    from hiveai.puzzles.thinking import new_searcher
+    from hiveai.puzzles.thinking import new_engine
     from hiveai.puzzles.themes import themes
     from hiveai.rules.board import Board
     from hiveai.rules.symmetry import frame_of
 
     start = time.monotonic()
-    searcher = new_searcher()
+    engine = new_engine()
     if task.moves is None:
-        moves, label = _selfplay(task, searcher)
+        moves, label = _selfplay(task)
         game = f"{task.id}:{label}"
     else:
         moves, game = list(task.moves), task.id
@@ -179,7 +179,7 @@ def _mine_game(task: GameTask) -> dict:
             continue
         depths.add((proof.kind, proof.depth))
         pid = frame_of(pos.position_array).key
-        rating = rate(pos, proof, searcher, int(pid[:8], 16))
+        rating = rate(pos, proof, engine, int(pid[:8], 16))
         puzzle = Puzzle(pid, pos.game_string(), proof.line, proof.kind, themes(pos, proof), proof.depth,
                         proof.nodes, rating, f"{game}:{pos.ply}")
         lines.append(format_line(puzzle))

@@ -23,7 +23,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from hiveai.search.limit import Limit
+from hiveai.search.timeman import Limit
 
 if TYPE_CHECKING:
     from hiveai.engine import UhpEngine

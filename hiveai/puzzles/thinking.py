@@ -1,9 +1,5 @@
-"""The puzzles' one door to hiveai's own search: a weak level's move and full-strength analysis.
-
-Everything here goes through :func:`hiveai.search.searcher.search` (the levels:
-:mod:`hiveai.player.levels`), behind these two functions, so that moving to
-the engine object (``hiveai.Engine``) is an edit in this file alone.
-"""
+"""The puzzles' one door to hiveai's own engine (:class:`hiveai.Engine`): a weak level's move
+and full-strength analysis."""
 
 from __future__ import annotations
 
@@ -12,27 +8,28 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from hiveai.player import Engine
     from hiveai.rules.board import Board
-    from hiveai.search.searcher import Searcher
 
-# Transposition table of the searchers made here (MB): small positions, short searches.
+# Transposition table of the engines made here (MB): small positions, short searches.
 TT_MB = 8
 
 
-def new_searcher() -> Searcher:
-    """A searcher for :func:`level_move` and :func:`analyse` to reuse (its table kept)."""
-    from hiveai.search.searcher import Searcher
+def new_engine() -> Engine:
+    """An engine for :func:`analyse` to reuse (one thread, no book)."""
+    from hiveai.player import Engine
 
-    return Searcher(tt_mb=TT_MB)
+    return Engine(hash_mb=TT_MB, use_book=False)
 
 
-def level_move(board: Board, level: int, rng: random.Random, searcher: Searcher | None = None) -> str:
-    """The MoveString playing level ``level`` (1-10) chooses on ``board``, drawn with ``rng``."""
-    from hiveai.search.searcher import search
+def level_move(board: Board, level: int, rng: random.Random) -> str:
+    """The MoveString playing level ``level`` (1-10) chooses on ``board``, its choice drawn
+    from a seed that ``rng`` gives (the same ``rng`` state, the same move)."""
+    from hiveai.player import Engine
+    from hiveai.search.timeman import Limit
 
-    searcher = searcher or new_searcher()
-    searcher.clear()
-    return str(search(board, depth=40 if level < 10 else 6, level=level, rng=rng, searcher=searcher).move)
+    engine = Engine(hash_mb=TT_MB, level=level, use_book=False, seed=rng.getrandbits(32))
+    return str(engine.play(board, Limit(depth=40 if level < 10 else 6)).move)
 
 
 @dataclass
@@ -46,16 +43,15 @@ class Analysis:
     win_plies: int | None
 
 
-def analyse(board: Board, depth: int, searcher: Searcher | None = None) -> Analysis:
-    """Search ``board`` at full strength to ``depth`` plies (no book, no level)."""
-    from hiveai.search.score import Score
-    from hiveai.search.searcher import search
+def analyse(board: Board, depth: int, engine: Engine | None = None) -> Analysis:
+    """Search ``board`` at full strength to ``depth`` plies (no book, no level), from an empty table."""
+    from hiveai.search.timeman import Limit
 
-    searcher = searcher or new_searcher()
-    searcher.clear()
-    result = search(board, depth=depth, searcher=searcher)
+    engine = engine or new_engine()
+    engine.new_game()
+    result = engine.analyse(board, Limit(depth=depth))
     plies = None
     if result.score is not None:
-        score = Score.from_int(result.score)
+        score = result.score.relative
         plies = score.plies() if score.is_win() else None
     return Analysis(str(result.move), result.depth, result.nodes, plies)
