@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from hiveai.puzzles.solving import try_move as try_move
     from hiveai.puzzles.solving import verify_puzzle as verify_puzzle
     from hiveai.puzzles.themes import THEMES as THEMES
+    from hiveai.puzzles.themes import theme_name as theme_name
     from hiveai.puzzles.themes import themes as themes
 
 _LAZY = {
@@ -88,6 +89,7 @@ _LAZY = {
     "try_move": "hiveai.puzzles.solving",
     "verify_puzzle": "hiveai.puzzles.solving",
     "THEMES": "hiveai.puzzles.themes",
+    "theme_name": "hiveai.puzzles.themes",
     "themes": "hiveai.puzzles.themes",
 }
 

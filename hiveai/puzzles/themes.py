@@ -33,13 +33,30 @@ if TYPE_CHECKING:
     from hiveai.puzzles.prove import Proof
     from hiveai.rules.board import Board
 
-__all__ = ["THEMES", "themes"]
+__all__ = ["THEMES", "theme_name", "themes"]
 
 #: Every theme a puzzle may carry (bugs' finishes included).
 # Plain Python up to here: hiveai.puzzles.puzzlefile reads THEMES without loading the rules kernels.
 THEMES = ("in1", "in2", "in3", "in4", "defence", "beetle-on-queen", "beetle-drop", "pillbug-throw", "pin",
           "quiet-move", "self-surround", "queen-escape", "placement-finish",
           *(f"{name.lower()}-finish" for name in KIND_NAMES))
+# What a player reads for each theme (the board's theme filter); a bug's finish is named after the bug.
+_NAMES = {"in1": "Surround the queen in 1", "in2": "Surround the queen in 2", "in3": "Surround the queen in 3",
+          "in4": "Surround the queen in 4", "defence": "Defence: the one saving move",
+          "beetle-on-queen": "Beetle on the queen", "beetle-drop": "Beetle drop", "pillbug-throw": "Pillbug throw",
+          "pin": "Pin", "quiet-move": "Quiet first move", "self-surround": "Forced self-surround",
+          "queen-escape": "Queen escape", "placement-finish": "Finish from the hand"}
+
+
+def theme_name(theme: str) -> str:
+    """A theme as a player reads it (KeyError for a theme not in :data:`THEMES`).
+
+    >>> theme_name("in2"), theme_name("pillbug-throw"), theme_name("grasshopper-finish")
+    ('Surround the queen in 2', 'Pillbug throw', 'Grasshopper finish')
+    """
+    if theme not in THEMES:
+        raise KeyError(theme)
+    return _NAMES.get(theme) or theme.replace("-", " ").capitalize()
 
 
 def _ring(cell: int) -> set[int]:
