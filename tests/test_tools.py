@@ -138,4 +138,5 @@ def test_screenshots_render_the_docs_pictures(tmp_path: Path):
         pytest.skip("needs Debian's chromium package")
     out = run_tool("screenshots.py", "--out", str(tmp_path), "--depth", "1")
     assert "wrote" in out and (tmp_path / "board.svg").read_text().startswith("<svg")
-    assert (tmp_path / "review.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for png in ("review.png", "puzzles.png", "puzzles-refuted.png"):
+        assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

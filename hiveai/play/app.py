@@ -15,6 +15,11 @@ with a 4xx status, and leaves the game unchanged):
 * ``GET /api/game/ID/at/PLY`` the picture after PLY moves (stepping through a game).
 * ``GET /api/game/ID/pgn`` the game as a PGN download; ``GET /api/game/ID/review`` its review page.
 * ``POST /api/import`` ``{text}`` a GameString or PGN, as a new game (at most :data:`MAX_UPLOAD` bytes).
+* ``GET /api/puzzles`` the puzzles' view (:mod:`hiveai.play.puzzle_mode`): the player's rating and
+  streak, the filters, the puzzle on the board, the history.
+* ``POST /api/puzzles/ACTION`` with ACTION one of ``next`` ``{theme, game_type}`` or ``{id}``,
+  ``move`` ``{attempt, move, ply}``, ``hint`` ``{attempt}``, ``retry`` ``{attempt}``; each answers the view.
+* ``GET /api/puzzles/line/solution/PLY`` and ``.../refutation/PLY``: a finished puzzle's line, PLY moves in.
 * ``WS /ws/ID`` the game's state, sent again after every change (engine moves, thinking, analysis lines,
   each move a review has judged).
 
@@ -48,6 +53,7 @@ from typing import TYPE_CHECKING
 from hiveai.errors import HiveError
 from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide, Superseded
 from hiveai.errors import BadRequest
+from hiveai.play.puzzle_mode import PuzzleMode
 from hiveai.play.store import GameStore
 from hiveai.search.score import MATE_BOUND, format_score
 from hiveai.search.timeman import StopHandle
@@ -116,6 +122,10 @@ class PlayServer:
         self.live: dict[int, _Live] = {}
         self.pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="hiveai-play")
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.puzzles = PuzzleMode(store)
+        # The puzzles' work (reading the collection, proofs) in a thread of its own, one action at a
+        # time: never on the event loop, never waiting behind an engine's search.
+        self.puzzle_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hiveai-puzzles")
 
     # --- games ---------------------------------------------------------------------
 
@@ -145,11 +155,15 @@ class PlayServer:
         g = live.game
         self.store.update(g.id, g.board.game_string(), g.outcome_text(), g.settings())
 
+    def stop_games(self) -> None:
+        """One board in front of the player: the games' engines stop (a new game, a puzzle)."""
+        for live in self.live.values():
+            self._stop(live)
+
     def new_game(self, board: Board, players: Players) -> _Live:
         from hiveai.play.session import Game
 
-        for other in self.live.values():  # one board in front of the player: the other games' engines stop
-            self._stop(other)
+        self.stop_games()
         game = Game(board, players)
         game.id = self.store.create(board.game_string(), game.settings())
         self.live[game.id] = live = _Live(game)
@@ -630,6 +644,25 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         state["imported"] = {"tags": {k: v for k, v in record.tags.items() if v}, "result": record.result}
         return JSONResponse(state)
 
+    async def in_puzzle_thread(work, *args):
+        return await asyncio.get_running_loop().run_in_executor(server.puzzle_pool, work, *args)
+
+    async def puzzle_state(request: Request) -> Response:
+        return JSONResponse(await in_puzzle_thread(server.puzzles.state))
+
+    async def puzzle_action(request: Request) -> Response:
+        data = await _body(request)
+        name = request.path_params["action"]
+        if name in ("next", "retry"):
+            for live in server.live.values():  # the games' engines and analyses stop while puzzles are solved
+                live.analysing = False
+            server.stop_games()
+        return JSONResponse(await in_puzzle_thread(server.puzzles.act, name, data))
+
+    async def puzzle_line(request: Request) -> Response:
+        return JSONResponse(await in_puzzle_thread(server.puzzles.line, request.path_params["which"],
+                                                   int(request.path_params["ply"])))
+
     async def socket(ws: WebSocket) -> None:
         server.loop = asyncio.get_running_loop()
         try:
@@ -663,6 +696,9 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         Route("/api/game/{game_id:int}/pgn", guarded(pgn)),
         Route("/api/game/{game_id:int}/review", guarded(review)),
         Route("/api/game/{game_id:int}/{action}", guarded(action), methods=["POST"]),
+        Route("/api/puzzles", guarded(puzzle_state)),
+        Route("/api/puzzles/line/{which}/{ply:int}", guarded(puzzle_line)),
+        Route("/api/puzzles/{action}", guarded(puzzle_action), methods=["POST"]),
         WebSocketRoute("/ws/{game_id:int}", socket),
     ]
 
@@ -687,6 +723,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         for live in server.live.values():
             server._stop(live)
         server.pool.shutdown(wait=False, cancel_futures=True)
+        server.puzzle_pool.shutdown(wait=False, cancel_futures=True)
 
     from contextlib import asynccontextmanager
 
