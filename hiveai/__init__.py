@@ -14,6 +14,8 @@ Piece('wG1')
 >>> board.outcome() is None, hiveai.WHITE, hiveai.BLACK
 (True, 0, 1)
 
+hiveai's own engine, the one behind every front end, is :class:`hiveai.Engine` (its
+options, the book, the levels, pondering); :func:`hiveai.think` is its one-call search.
 Other engines are driven with :func:`hiveai.engine.popen_uhp`.
 
 Importing this package is cheap on purpose: numba and the compiled kernels are
@@ -21,12 +23,16 @@ loaded only when a :class:`hiveai.rules.board.Board` is first used, so the UHP b
 can be printed before any compilation happens. The names are loaded on first
 use (``__getattr__`` below); type checkers see them through the imports under
 ``TYPE_CHECKING`` instead (and not the ``__getattr__``, so a misspelt name is an
-error for them), and the package ships ``py.typed``.
+error for them), and the package ships ``py.typed``. It also gives the rules layer its board
+picture (:func:`hiveai.rules.set_board_drawer`: :func:`hiveai.svg.board`, loaded when first drawn), so
+a board shows as SVG in Jupyter.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from hiveai.rules import set_board_drawer as _set_board_drawer  # plain Python: no numba
 
 __version__ = "0.2.0"
 ENGINE_NAME = "hiveai"
@@ -39,7 +45,7 @@ if TYPE_CHECKING:
     from hiveai.rules.bug import WHITE as WHITE
     from hiveai.rules.cell import Cell as Cell
     from hiveai.rules.cell import Direction as Direction
-    from hiveai.search.limit import Limit as Limit
+    from hiveai.search.timeman import Limit as Limit
     from hiveai.rules.outcome import Outcome as Outcome
     from hiveai.rules.outcome import Termination as Termination
     from hiveai.rules.piece import Piece as Piece
@@ -50,9 +56,10 @@ if TYPE_CHECKING:
     from hiveai.search.score import format_score as format_score
     from hiveai.search.searcher import SearchResult as SearchResult
     from hiveai.search.searcher import Searcher as Searcher
-    from hiveai.player.thinking import StopHandle as StopHandle
-    from hiveai.player.thinking import ThinkResult as ThinkResult
-    from hiveai.player.thinking import think as think
+    from hiveai.search.searcher import ThinkResult as ThinkResult
+    from hiveai.search.timeman import StopHandle as StopHandle
+    from hiveai.player import Engine as Engine
+    from hiveai.player import think as think
 
 # Each public name and the module it lives in (loaded on first use).
 _LAZY = {
@@ -65,10 +72,11 @@ _LAZY = {
     "BLACK": "hiveai.rules.bug",
     "Outcome": "hiveai.rules.outcome",
     "Termination": "hiveai.rules.outcome",
-    "Limit": "hiveai.search.limit",
-    "think": "hiveai.player.thinking",
-    "ThinkResult": "hiveai.player.thinking",
-    "StopHandle": "hiveai.player.thinking",
+    "Limit": "hiveai.search.timeman",
+    "StopHandle": "hiveai.search.timeman",
+    "Engine": "hiveai.player",
+    "think": "hiveai.player",
+    "ThinkResult": "hiveai.search.searcher",
     "Score": "hiveai.search.score",
     "Cp": "hiveai.search.score",
     "Win": "hiveai.search.score",
@@ -86,6 +94,7 @@ __all__ = [
     "Cell",
     "Cp",
     "Direction",
+    "Engine",
     "Limit",
     "Move",
     "Outcome",
@@ -101,6 +110,16 @@ __all__ = [
     "format_score",
     "think",
 ]
+
+
+def _draw_board(board: Board) -> str:
+    """A board's picture in Jupyter: :func:`hiveai.svg.board`, loaded when the first one is drawn."""
+    from hiveai.svg import board as draw
+
+    return draw(board)
+
+
+_set_board_drawer(_draw_board)  # the rules layer draws nothing itself (hiveai.rules)
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name is an error there, not Any

@@ -16,7 +16,7 @@ from typing import Callable
 import click
 
 from hiveai import __version__
-from hiveai.player.options import CPUS
+from hiveai.player import CPUS
 from hiveai.text import plural
 from hiveai.tournament.timeouts import (
     BANNER_TIMEOUT,
@@ -250,7 +250,7 @@ def analyse(game: str | None, depth: int | None, seconds: float | None, multipv:
 
     from hiveai.analysis.analyse import analyse_game, analyse_position
     from hiveai.errors import HiveError
-    from hiveai.gamerecord import read_game
+    from hiveai.records import read_game
 
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
@@ -403,7 +403,7 @@ def book_build(game_types: tuple[str, ...], out_dir: str, plies: int | None, dep
     from hiveai.training.bookbuild import ALL_GAME_TYPES, BuildSettings, build
     from hiveai.durable import LockedError
     from hiveai.errors import HiveError
-    from hiveai.gamerecord import read_games
+    from hiveai.records import read_games
 
     settings = BuildSettings()
     given = {"plies": plies, "multipv": multipv, "margin": margin, "min_count": min_count}
@@ -717,11 +717,25 @@ def play(no_browser: bool, host: str, port: int | None, engine_command: str | No
         pass
 
 
+def _command_line() -> str:
+    """This command as typed (``hiveai`` and its arguments), to record with what it makes."""
+    import shlex
+
+    return "hiveai " + shlex.join(sys.argv[1:])
+
+
 @main.command()
 @click.option("--game-type", "game_types", multiple=True, metavar="TYPE",
               help="Game type to play, label and fit (repeat; default Base+MLP).")
-@click.option("--games", type=click.IntRange(min=1), default=200, show_default=True,
-              help="Self-play games per game type.")
+@click.option("--games", type=click.IntRange(min=0), default=200, show_default=True,
+              help="Self-play games per game type (0: fit on the dataset as it is).")
+@click.option("--eval-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Self-play and label with this network or weights file (the linear fit starts from its "
+                   "weights) [default: the engine's default evaluation].")
+@click.option("--fit", "fit_kind", type=click.Choice(["network", "linear"]), default="network", show_default=True,
+              help="Fit a network, or the linear evaluation's weights (Texel's coordinate descent on the labels).")
+@click.option("--data", "data_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="The dataset to add the labels to and fit from [default: OUT/data].")
 @click.option("--selfplay-depth", type=click.IntRange(1, 10), default=2, show_default=True,
               help="Search depth of every self-play move.")
 @click.option("--label-depth", type=click.IntRange(1, 12),
@@ -729,32 +743,39 @@ def play(no_browser: bool, host: str, port: int | None, engine_command: str | No
 @click.option("--sample-every", type=click.IntRange(min=1),
               help="Label every N-th position of a game from the end of the opening "
                    "[default: hiveai.training.train.SAMPLE_EVERY].")
-@click.option("--hidden", default="16,8", show_default=True, help="Hidden layer widths, comma separated.")
+@click.option("--hidden", default="16,8", show_default=True, help="Hidden layer widths, comma separated (network).")
 @click.option("--result-weight", type=click.FloatRange(0, 1), default=0.0, show_default=True,
-              help="Weight of the game result in the target (the rest: the squashed search score).")
+              help="Weight of the game result in the target (the rest: the squashed search score; network).")
+@click.option("--freeze", default="tempo", show_default=True,
+              help="Weights the linear fit leaves alone, comma separated ('' for none).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games and of the fit.")
 @_selfplay_options("Games played or labelled at once on this machine.",
                    "Play and label the games as Ray tasks.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="train", show_default=True,
-              help="Directory for games.jsonl, labels.jsonl, network.hnn and fit.json; a rerun resumes.")
-@click.option("--network", "network_path", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Where to write the network [default: OUT/network.hnn].")
-def train(game_types: tuple[str, ...], games: int, selfplay_depth: int, label_depth: int | None,
-          sample_every: int | None,
-          hidden: str, result_weight: float, random_plies: int, book: bool, seed: int, concurrency: int,
-          cluster: str | None, out_dir: str, network_path: str | None) -> None:
-    """Fit a network evaluation to the engine's own searches (needs the [train] extra).
+              help="Directory for games.jsonl, the fitted file and fit.json; a rerun resumes.")
+@click.option("--output", "output_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Where to write the network or weights [default: OUT/network.hnn or OUT/weights.ini].")
+def train(game_types: tuple[str, ...], games: int, eval_file: str | None, fit_kind: str, data_dir: str | None,
+          selfplay_depth: int, label_depth: int | None, sample_every: int | None, hidden: str, result_weight: float,
+          freeze: str, random_plies: int, book: bool, seed: int, concurrency: int, cluster: str | None, out_dir: str,
+          output_path: str | None) -> None:
+    """Fit an evaluation to the engine's own searches: one generation (network: the [train] extra).
 
-    Plays hiveai against itself, searches sampled positions of those games to
-    a fixed depth (the labels), and fits a small network to the scores, with a
-    linear model of the same features as the yardstick (docs/network.md).
-    Games and labels are saved as they finish: rerunning the same command
-    resumes. Load the result with `options set EvalFile FILE`. Example:
+    Plays hiveai against itself with an evaluation (--eval-file, or the
+    default), searches sampled positions of those games to a fixed depth
+    with it (the labels, added to a dataset that lasts: docs/network.md),
+    and fits a small network to every label that evaluation gave at that
+    depth, with a linear model of the same features as the yardstick; or,
+    with --fit linear, the linear evaluation's weights. Games and labels
+    are saved as they finish: rerunning the same command resumes. The
+    generation is recorded in the dataset's generations.jsonl with the
+    match that decides whether it is kept, which the command prints.
+    Example:
 
     \b
-    hiveai train --game-type Base+MLP --games 200 -j 2 --out train
+    hiveai train --game-type Base+MLP --games 200 -j 2 --data data --out gen2
     """
-    from hiveai.durable import LockedError
+    from hiveai.durable import LockedError, RecordLineError
     from hiveai.errors import HiveError
     from hiveai.training.train import LABEL_DEPTH, SAMPLE_EVERY
     from hiveai.training.train import train as run_train
@@ -767,17 +788,179 @@ def train(game_types: tuple[str, ...], games: int, selfplay_depth: int, label_de
         raise click.BadParameter(f"'{hidden}' is not a list of positive widths such as 32,16",
                                  param_hint="--hidden") from None
     try:
-        run_train(out_dir, list(game_types) or ["Base+MLP"], games, selfplay_depth=selfplay_depth,
-                  label_depth=label_depth or LABEL_DEPTH, sample_every=sample_every or SAMPLE_EVERY,
-                  random_plies=random_plies, use_book=book,
-                  seed=seed, hidden=widths, result_weight=result_weight, concurrency=concurrency,
-                  cluster=cluster, network_file=network_path, say=lambda text: click.echo(text))
-    except (ValueError, HiveError, RuntimeError, OSError, LockedError) as e:
+        run_train(out_dir, list(game_types) or ["Base+MLP"], games, data=data_dir, eval_file=eval_file,
+                  fit_kind=fit_kind, selfplay_depth=selfplay_depth, label_depth=label_depth or LABEL_DEPTH,
+                  sample_every=sample_every or SAMPLE_EVERY, random_plies=random_plies, use_book=book,
+                  seed=seed, hidden=widths, result_weight=result_weight,
+                  frozen=tuple(n.strip() for n in freeze.split(",") if n.strip()), concurrency=concurrency,
+                  cluster=cluster, output_file=output_path, command=_command_line(),
+                  say=lambda text: click.echo(text))
+    except (ValueError, HiveError, RuntimeError, OSError, LockedError, RecordLineError) as e:
         raise click.ClickException(str(e)) from None
     except KeyboardInterrupt:
         click.echo("Interrupted: the finished games and labels are saved; run the same command to resume.",
                    err=True)
         sys.exit(130)
+
+
+@main.group()
+def data() -> None:
+    """Labelled-position datasets: check, count, import; the generations fitted to them.
+
+    A dataset is a folder of compressed shards, one labelled game a line
+    (the format: docs/network.md, "The dataset"). `hiveai train` adds to it.
+    """
+
+
+def _data_error(e: Exception) -> click.ClickException:
+    return click.ClickException(str(e))
+
+
+@data.command("check")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True), metavar="DIR_OR_SHARD...")
+def data_check(paths: tuple[str, ...]) -> None:
+    """Read every line and replay every game; exit status 1 naming the first bad line.
+
+    Repeated games (the same game labelled by the same evaluation to the
+    same depth) are counted and named, not an error: training uses each once.
+    """
+    from pathlib import Path
+
+    from hiveai.durable import RecordLineError
+    from hiveai.training.dataset import check_moves, read_shard, shard_paths
+
+    files = [f for p in map(Path, paths) for f in (shard_paths(p) if p.is_dir() else [p])]
+    try:
+        seen: dict[str, tuple] = {}
+        lines = positions = 0
+        repeated = []
+        for f in files:
+            shard = read_shard(f)
+            check_moves((f, no, g) for no, g in shard)
+            for no, g in shard:
+                lines += 1
+                positions += len(g.positions)
+                if g.key in seen:
+                    repeated.append(f"{f}:{no} repeats {seen[g.key][0]}:{seen[g.key][1]}")
+                else:
+                    seen[g.key] = (f, no)
+    except (RecordLineError, OSError) as e:
+        raise _data_error(e) from None
+    for r in repeated:
+        click.echo(f"repeated: {r}")
+    click.echo(f"{plural(len(files), 'shard')}, {plural(lines, 'labelled game')}, {positions:,} positions: "
+               f"every game legal, {plural(len(repeated), 'repeated game')}")
+
+
+@data.command("stats")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True), metavar="DIR_OR_SHARD...")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per group, for scripts.")
+def data_stats(paths: tuple[str, ...], as_json: bool) -> None:
+    """Games and positions by game type, evaluation and label depth."""
+    import json
+
+    from hiveai.durable import RecordLineError
+    from hiveai.training.dataset import read_dataset, summary
+
+    try:
+        games, report = read_dataset(paths)
+    except (RecordLineError, OSError) as e:
+        raise _data_error(e) from None
+    rows = summary(games)
+    if as_json:
+        for row in rows:
+            click.echo(json.dumps(row))
+        return
+    for row in rows:
+        nodes = f", {row['mean_nodes']:,} nodes a position" if row["mean_nodes"] is not None else ""
+        click.echo(f"{row['game_type']:<10} depth {row['depth']:>2}  {row['eval']:<22} {row['games']:>7,} games "
+                   f"{row['positions']:>9,} positions{nodes}  ({', '.join(row['engines'])})")
+    click.echo(f"{plural(report.shards, 'shard')}, {plural(report.lines, 'line')}, "
+               f"{plural(len(report.duplicates), 'repeated game')} (each used once)")
+
+
+@data.command("import")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option("--data", "data_dir", required=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="The dataset to add the games to.")
+@click.option("--eval-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="The evaluation that self-played and labelled the folder [default: the default one].")
+@click.option("--engine", "engine_name", required=True, metavar="TEXT",
+              help='The program that labelled it, e.g. "hiveai 0.2.0 (a56da25)".')
+@click.option("--selfplay-depth", type=click.IntRange(1, 10), required=True, help="Its self-play depth.")
+@click.option("--random-plies", type=click.IntRange(min=0), required=True, help="Its self-play random plies.")
+@click.option("--book/--no-book", default=True, show_default=True, help="Whether its self-play opened from the book.")
+@click.option("--seed", type=int, required=True, help="Its --seed (each game's own seed is checked against it).")
+def data_import(folder: str, data_dir: str, eval_file: str | None, engine_name: str, selfplay_depth: int,
+                random_plies: int, book: bool, seed: int) -> None:
+    """Add a `hiveai train` folder made before the dataset existed (games.jsonl, labels.jsonl).
+
+    The old files do not say what labelled them: give the settings of the
+    command that made the folder, which name its run as `hiveai train`
+    would now, so that command finds its games labelled and plays none again.
+    """
+    from hiveai.durable import LockedError, RecordLineError
+    from hiveai.training.dataset import Dataset, import_train_folder
+    from hiveai.training.train import keep_evaluation, load_evaluation, selfplay_run
+
+    try:
+        evaluation = load_evaluation(eval_file)
+        games = import_train_folder(folder, engine_name, evaluation.id_for,
+                                    lambda eval_id: selfplay_run(eval_id, selfplay_depth, random_plies, book, seed),
+                                    seed)
+        with Dataset.open(data_dir) as store:
+            added = sum(store.add(g) for g in games)
+            store.compact()
+            for game_type in sorted({g.game_type for g in games}):
+                keep_evaluation(store.directory, evaluation, game_type)
+    except (ValueError, RecordLineError, OSError, LockedError) as e:
+        raise _data_error(e) from None
+    click.echo(f"{plural(added, 'game')} added to {data_dir} ({len(games) - added} there already), "
+               f"{sum(len(g.positions) for g in games):,} positions")
+
+
+@data.command("generations")
+@click.option("--data", "data_dir", required=True, type=click.Path(exists=True, file_okay=False), metavar="DIR")
+@click.option("--markdown", is_flag=True, help="A Markdown table, as the docs' record holds it.")
+def data_generations(data_dir: str, markdown: bool) -> None:
+    """The generations fitted to a dataset, with their matches."""
+    import json
+
+    from hiveai.durable import RecordLineError
+    from hiveai.training.train import generations_table, read_generations
+
+    try:
+        gens = read_generations(data_dir)
+    except (ValueError, RecordLineError) as e:
+        raise _data_error(e) from None
+    if markdown:
+        click.echo(generations_table(gens))
+    else:
+        for g in gens:
+            click.echo(json.dumps(g))
+
+
+@data.command("record-match")
+@click.option("--data", "data_dir", required=True, type=click.Path(exists=True, file_okay=False), metavar="DIR")
+@click.argument("generation")
+@click.argument("tournament", type=click.Path(exists=True, file_okay=False))
+def data_record_match(data_dir: str, generation: str, tournament: str) -> None:
+    """Add a finished match's result to GENERATION (its id, or the start of it).
+
+    TOURNAMENT is the folder of the match the generation declared; it is
+    checked against the declaration (game type, games, openings' seed,
+    engines new and old), and the keep rule declared with it applied.
+    """
+    from hiveai.durable import RecordLineError
+    from hiveai.training.train import record_match
+
+    try:
+        line = record_match(data_dir, generation, tournament)
+    except (ValueError, RecordLineError, OSError) as e:
+        raise _data_error(e) from None
+    click.echo(f"{line['id']} in {line['game_type']}: {line['wins']} + {line['draws']} = {line['losses']} -, "
+               f"{100 * line['score']:.1f} %, Elo {line['elo']:+.1f} [{line['elo95'][0]:+.1f}, "
+               f"{line['elo95'][1]:+.1f}]: {'kept' if line['kept'] else 'rejected'}")
 
 
 @main.command("uhp-check", context_settings={"ignore_unknown_options": True})
@@ -821,6 +1004,270 @@ def uhp_check(engine: tuple[str, ...], quick: bool, game_types: tuple[str, ...],
     else:
         click.echo("\n" + report(results, seconds))
     sys.exit(1 if any(r.status == FAIL for r in results) else 0)
+
+
+@main.group()
+def puzzles() -> None:
+    """Puzzles: tactics mined from games, proven by exhaustive search (docs/puzzles.md).
+
+    The collection that ships with hiveai is used when no FILE is given.
+    """
+
+
+def _targets(values: tuple[str, ...]) -> dict[str, int] | None:
+    """``--target GAMETYPE=COUNT`` values (none: the default targets)."""
+    if not values:
+        return None
+    from hiveai.rules.board import Board
+    from hiveai.errors import HiveError
+
+    out = {}
+    for text in values:
+        name, _, count = text.partition("=")
+        try:
+            out[Board(name).game_type_string] = int(count)
+        except (HiveError, ValueError):
+            raise click.BadParameter(f"expected GAMETYPE=COUNT, got {text!r}", param_hint="--target") from None
+    return out
+
+
+@puzzles.command("build")
+@click.option("--out", "out_dir", default="puzzles-build", show_default=True, type=click.Path(file_okay=False),
+              help="Folder of the build (mined.jsonl, collection.txt); the same folder resumes it.")
+@click.option("--records", "record_files", multiple=True, type=click.Path(exists=True),
+              help="Mine the games of a record file, folder or zip (any format `hiveai convert` reads); "
+                   "repeatable.")
+@click.option("--target", "targets", multiple=True, metavar="GAMETYPE=COUNT",
+              help="Puzzles wanted of a game type; repeatable [default: the shipped collection's counts].")
+@click.option("--seed", default=1, show_default=True, type=int, help="Seed of the self-play games.")
+@click.option("--concurrency", "-j", default=1, show_default=True, type=click.IntRange(1),
+              help="Games mined in parallel (processes).")
+@click.option("--max-games", type=click.IntRange(1), help="Stop after mining this many games in this run.")
+def puzzles_build(out_dir: str, record_files: tuple[str, ...], targets: tuple[str, ...], seed: int,
+                  concurrency: int, max_games: int | None) -> None:
+    """Mine puzzles from self-play at the weaker levels and from game records.
+
+    Every puzzle is proven by exhaustive search before it is kept. Each
+    finished game is saved at once: stop at any moment and run the same
+    command to resume. The collection is OUT/collection.txt.
+    """
+    from hiveai.durable import LockedError
+    from hiveai.errors import HiveError
+    from hiveai.puzzles.build import build
+
+    def progress(record: dict, report) -> None:
+        have = " ".join(f"{gt}:{n}" for gt, n in report.counts.items())
+        if record.get("error"):
+            click.echo(f"{record['task']}: FAILED: {record['error']}", err=True)
+        click.echo(f"{record['task']}: {len(record['lines'])} found in {record['seconds']:.0f} s "
+                   f"({report.games} games, {report.seconds:.0f} s) {have}", err=True)
+
+    try:
+        report = build(out_dir, _targets(targets), list(record_files), seed=seed, concurrency=concurrency,
+                       on_game=progress, max_games=max_games)
+    except LockedError as e:
+        raise click.ClickException(f"{e}: another build is writing there") from None
+    except (HiveError, OSError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    total = sum(report.counts.values())
+    click.echo(f"{plural(total, 'puzzle')} from {plural(report.games, 'game')} in {out_dir}/collection.txt "
+               f"({report.mined_now} mined now, {report.seconds:.0f} s)", err=True)
+
+
+def _puzzle_file(path: str | None):
+    """The puzzles of FILE (default: the shipped collection), or a usage error naming the bad line."""
+    from hiveai.puzzles.puzzlefile import PuzzleFileError, read_puzzles, shipped
+
+    try:
+        return read_puzzles(path) if path else shipped()
+    except PuzzleFileError as e:
+        raise click.ClickException(str(e)) from None
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror or e}") from None
+
+
+@puzzles.command("verify")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--quiet", "-q", is_flag=True, help="Print only the puzzles that fail.")
+def puzzles_verify(file: str | None, quiet: bool) -> None:
+    """Re-prove every puzzle of FILE (default: the shipped collection).
+
+    A malformed line stops the check with the file, the line and the reason;
+    a puzzle whose solution is illegal, or not a forced win (or not the only
+    one, or not the only save), is reported with its line and the exit status is 1.
+    """
+    from hiveai.puzzles.prove import make_prover
+    from hiveai.puzzles.puzzlefile import PuzzleFileError, parse_line, shipped_path
+    from hiveai.puzzles.solving import verify_puzzle
+
+    if file is None:
+        from importlib.resources import as_file
+
+        with as_file(shipped_path()) as path:
+            name, text = str(path), path.read_text(encoding="utf-8")
+    else:
+        try:
+            with open(file, encoding="utf-8") as f:
+                name, text = file, f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise click.ClickException(f"cannot read {file}: {getattr(e, 'strerror', None) or e}") from None
+    prover = make_prover()
+    start = time.monotonic()
+    checked = failed = nodes = 0
+    seen: dict[str, int] = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        try:
+            puzzle = parse_line(line, replay=False)
+        except ValueError as e:
+            raise click.ClickException(str(PuzzleFileError(name, no, str(e)))) from None
+        checked += 1
+        before = prover.nodes
+        reason = verify_puzzle(puzzle, prover)
+        nodes += prover.nodes - before
+        if reason is None and puzzle.id in seen:
+            reason = f"the same position as line {seen[puzzle.id]} (up to symmetry)"
+        seen.setdefault(puzzle.id, no)
+        if reason is not None:
+            failed += 1
+            click.echo(f"{name}:{no}: {puzzle.id}: {reason}")
+        elif not quiet:
+            click.echo(f"{name}:{no}: {puzzle.id}: ok ({puzzle.kind}, {plural(puzzle.depth, 'ply', 'plies')})")
+    click.echo(f"{checked - failed}/{checked} puzzles proven in {time.monotonic() - start:.1f} s "
+               f"({nodes} positions)", err=True)
+    sys.exit(1 if failed else 0)
+
+
+@puzzles.command("show")
+@click.argument("which", metavar="N|ID")
+@click.option("--file", type=click.Path(dir_okay=False), help="A puzzle file [default: the shipped collection].")
+@click.option("--svg", "as_svg", is_flag=True, help="Print an SVG picture instead of text.")
+@click.option("--solution", is_flag=True, help="Also print the solution line.")
+def puzzles_show(which: str, file: str | None, as_svg: bool, solution: bool) -> None:
+    """Draw one puzzle: the N-th of the file (from 1), or the one whose id starts with ID."""
+    from hiveai.analysis.render import render_board
+    from hiveai.rules.bug import COLOUR_NAMES
+
+    puzzles_ = _puzzle_file(file)
+    if which.isdigit() and len(which) < 16:
+        n = int(which)
+        if not 1 <= n <= len(puzzles_):
+            raise click.BadParameter(f"there are {len(puzzles_)} puzzles: give 1 to {len(puzzles_)}",
+                                     param_hint="N")
+        puzzle = puzzles_[n - 1]
+    else:
+        found = [p for p in puzzles_ if p.id.startswith(which.lower())]
+        if len(found) != 1:
+            raise click.BadParameter(f"{len(found)} puzzles have an id starting with {which!r}", param_hint="ID")
+        puzzle = found[0]
+    board = puzzle.board()
+    side = COLOUR_NAMES[board.turn]
+    task = (f"{side} to move wins in {puzzle.moves}" if puzzle.kind == "win"
+            else f"{side} to move: find the only move that stops a loss in {puzzle.moves}")
+    if as_svg:
+        from hiveai.svg import board as board_svg
+
+        click.echo(board_svg(board, arrows=puzzle.solution[:1] if solution else ()))
+        return
+    click.echo(f"puzzle {puzzle.id} ({puzzle.game_type}, rating {puzzle.rating}, {', '.join(puzzle.themes)})")
+    click.echo(task)
+    click.echo(render_board(board))
+    if solution:
+        click.echo("solution: " + "; ".join(puzzle.solution))
+    click.echo(f"source: {puzzle.source}")
+
+
+def _limit(seconds: float | None, depth: int | None):
+    from hiveai.search.timeman import Limit
+
+    if seconds is not None and depth is not None:
+        raise click.UsageError("give --time or --depth, not both")
+    return Limit(depth=depth) if depth is not None else Limit(time=1.0 if seconds is None else seconds)
+
+
+@puzzles.command("solve")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--engine", "engine_command", metavar="COMMAND",
+              help='A UHP engine, e.g. --engine "nokamute uhp --num-threads=1" [default: hiveai].')
+@click.option("--time", "-t", "seconds", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds a position [default: 1].")
+@click.option("--depth", "-d", type=click.IntRange(1, 60), help="Search depth a position instead of a time.")
+@click.option("--whole-seconds", is_flag=True, help="Send whole seconds only (engines such as nokamute).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def puzzles_solve(file: str | None, engine_command: str | None, seconds: float | None, depth: int | None,
+                  whole_seconds: bool, as_json: bool) -> None:
+    """Run puzzles against a UHP engine and report its solve rate.
+
+    FILE is a puzzle file or a plain list (GameString TAB best move [TAB depth];
+    Mzinga's GameString TAB depth TAB move too) [default: the shipped collection].
+    Reports solved/total by game type and proof depth, the time a position and
+    each failure with the move played.
+    """
+    import json
+    import shlex
+
+    from hiveai.engine import EngineError
+    from hiveai.puzzles.puzzlefile import Case, PuzzleFileError, read_cases
+    from hiveai.puzzles.suite import report_text, solve
+
+    if file is None:
+        cases = [Case(p.game, [p.solution[0]], None, p.id, proof_depth=p.depth) for p in _puzzle_file(None)]
+    else:
+        try:
+            cases = read_cases(file)
+        except PuzzleFileError as e:
+            raise click.ClickException(str(e)) from None
+        except OSError as e:
+            raise click.ClickException(f"cannot read {file}: {e.strerror or e}") from None
+    command = shlex.split(engine_command) if engine_command else None
+
+    def progress(result, done: int, total: int) -> None:
+        mark = "ok" if result.solved else f"FAIL (played {result.played or result.error})"
+        click.echo(f"[{done}/{total}] {result.name} {result.game_type}: {mark} {result.seconds:.2f} s", err=True)
+
+    try:
+        report = solve(cases, command, _limit(seconds, depth), whole_seconds=whole_seconds, on_case=progress)
+    except (EngineError, OSError) as e:
+        raise click.ClickException(f"the engine failed: {e}") from None
+    click.echo(json.dumps(report.to_json(), indent=1) if as_json else report_text(report))
+
+
+@puzzles.command("playout")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--engine", "engine_command", metavar="COMMAND", help="The defending UHP engine [default: hiveai].")
+@click.option("--time", "-t", "seconds", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds a defending move [default: 1].")
+@click.option("--depth", "-d", type=click.IntRange(1, 60), help="Search depth a defending move instead.")
+@click.option("--whole-seconds", is_flag=True, help="Send whole seconds only (engines such as nokamute).")
+@click.option("--count", type=click.IntRange(1), help="Play out only the first COUNT win puzzles.")
+def puzzles_playout(file: str | None, engine_command: str | None, seconds: float | None, depth: int | None,
+                    whole_seconds: bool, count: int | None) -> None:
+    """Play each win puzzle's solution against an engine's defence.
+
+    The solver's moves come from the proof, the defence from the engine; a
+    puzzle passes when the enemy queen is surrounded within its moves.
+    """
+    import shlex
+
+    from hiveai.engine import EngineError
+    from hiveai.puzzles.suite import playout
+
+    chosen = [p for p in _puzzle_file(file) if p.kind == "win"][:count]
+
+    def progress(result, done: int, total: int) -> None:
+        mark = "won" if result.won else f"NOT WON ({result.reason})"
+        click.echo(f"[{done}/{total}] {result.id} {result.game_type} depth {result.depth}: {mark}: "
+                   f"{'; '.join(result.line)}", err=True)
+
+    try:
+        results = playout(chosen, shlex.split(engine_command) if engine_command else None,
+                          _limit(seconds, depth), whole_seconds=whole_seconds, on_puzzle=progress)
+    except (EngineError, OSError) as e:
+        raise click.ClickException(f"the engine failed: {e}") from None
+    won = sum(r.won for r in results)
+    click.echo(f"{won}/{len(results)} puzzles won against {engine_command or 'hiveai'}'s defence")
+    sys.exit(0 if won == len(results) else 1)
 
 
 def _keep_short_help_whole(group: click.Group) -> None:

@@ -21,6 +21,16 @@ For JSON-lines record files (a tournament's or a self-play run's
 ``games.jsonl``), :func:`read_json_lines` is the resume half: it trims a
 cut-short last line and returns the records; :func:`append_json_line` adds one.
 
+Compressed record files (a labelled-position dataset's shards,
+:mod:`hiveai.training.dataset`) are a sequence of gzip members, each holding
+whole lines: :func:`append_gzip_lines` writes one member in one ``write``
+then ``fsync`` (a kill leaves at worst a cut-short last member), and
+:func:`read_gzip_lines` reads them back, cutting a cut-short last member off
+(``trim``) and refusing any other damage with :class:`RecordLineError` naming
+the line. ``gzip -dc`` reads such a file as one text, as it reads any
+multi-member gzip file. :func:`rewrite_gzip_lines` packs the lines into one
+member (compressing far better) with :func:`replace_atomically_bytes`.
+
 And one guard: :class:`DirectoryLock`, so that two processes never write the
 same record files at once (two tournaments started on one ``--out`` would each
 append the same scheduled games and race on the rest).
@@ -31,9 +41,11 @@ Plain Python, no numba.
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import os
 import tempfile
+import zlib
 from pathlib import Path
 
 try:
@@ -180,6 +192,81 @@ def append_json_line(path: str | os.PathLike, record: object) -> None:
     append_line(path, json.dumps(record))
 
 
+def _gzip_member(lines: list[str]) -> bytes:
+    """One gzip member holding ``lines``, each ending in a newline; the same bytes every time
+    (no timestamp in the header)."""
+    if any("\n" in line for line in lines):
+        raise ValueError("a record line cannot hold a newline")
+    return gzip.compress("".join(line + "\n" for line in lines).encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def append_gzip_lines(path: str | os.PathLike, lines: list[str]) -> None:
+    """Append ``lines`` to a file of gzip members as one new member, in one ``write``, then
+    flush and ``fsync``: on disk whole before this returns, or (after a kill) a cut-short
+    last member that :func:`read_gzip_lines` ignores and a writer's ``trim`` cuts off."""
+    if not lines:
+        return
+    data = _gzip_member(lines)
+    with open(path, "ab") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_gzip_lines(path: str | os.PathLike, *, trim: bool = False) -> list[tuple[int, str]]:
+    """The lines of a file of gzip members, each with its number (from 1).
+
+    A last member cut short (what a kill in the middle of :func:`append_gzip_lines`
+    leaves) is left out, and with ``trim`` (a writer about to append) cut off the
+    file, durably. Anything else, a member that is not gzip, fails its checksum,
+    is not UTF-8 or does not end its last line, raises :class:`RecordLineError`
+    naming the line it would have started and the byte offset. A missing file
+    reads as empty.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    view = memoryview(data)
+    lines: list[tuple[int, str]] = []
+    at = 0
+    chunk = 1 << 16
+    while at < len(data):
+        member = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer, checked
+        parts, fed = [], at
+        try:
+            while not member.eof and fed < len(data):
+                parts.append(member.decompress(view[fed:fed + chunk]))
+                fed = min(fed + chunk, len(data))
+        except zlib.error as e:
+            raise RecordLineError(path, len(lines) + 1, f"damaged compressed data at byte {at} ({e})") from None
+        if not member.eof:  # cut short: the last append was killed
+            if trim:
+                with open(path, "r+b") as f:
+                    f.truncate(at)
+                    f.flush()
+                    os.fsync(f.fileno())
+            break
+        try:
+            text = b"".join(parts).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise RecordLineError(path, len(lines) + 1, f"not UTF-8 text ({e.reason})") from None
+        if not text.endswith("\n"):
+            raise RecordLineError(path, len(lines) + text.count("\n") + 1,
+                                  f"the compressed member at byte {at} ends in the middle of a line")
+        for line in text[:-1].split("\n"):
+            lines.append((len(lines) + 1, line))
+        at = fed - len(member.unused_data)
+    return lines
+
+
+def rewrite_gzip_lines(path: str | os.PathLike, lines: list[str]) -> None:
+    """Replace ``path`` by ``lines`` packed into one gzip member, atomically
+    (:func:`replace_atomically_bytes`): the compact form of a file that grew by appends."""
+    replace_atomically_bytes(path, _gzip_member(lines) if lines else b"")
+
+
 def _fsync_directory(directory: Path) -> None:
     """Make a rename in ``directory`` durable (POSIX: fsync the directory itself)."""
     try:
@@ -194,8 +281,9 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["DirectoryLock", "LineAppender", "LockedError", "RecordLineError", "append_json_line", "append_line",
-           "complete_lines", "read_json_lines", "replace_atomically", "replace_atomically_bytes", "trim_partial_line"]
+__all__ = ["DirectoryLock", "LineAppender", "LockedError", "RecordLineError", "append_gzip_lines", "append_json_line",
+           "append_line", "complete_lines", "read_gzip_lines", "read_json_lines", "replace_atomically",
+           "replace_atomically_bytes", "rewrite_gzip_lines", "trim_partial_line"]
 
 
 class DirectoryLock:

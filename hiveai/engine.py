@@ -77,8 +77,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Callable, Mapping, Sequence
 
-from hiveai.search.limit import Limit
-from hiveai.search.timeman import format_timespan
+from hiveai.search.timeman import Limit, format_timespan
 
 if TYPE_CHECKING:
     from hiveai.rules.board import Board, Move

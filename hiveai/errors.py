@@ -38,3 +38,8 @@ class GameOverError(HiveError):
 
 class SetupError(HiveError):
     """A set-up position that no game could reach (too many pieces of a kind, a hive in two parts, ...)."""
+
+
+class BadRequest(HiveError):
+    """A request the board in the browser (:mod:`hiveai.play`) refuses; the message is shown in the
+    page and the game is unchanged."""

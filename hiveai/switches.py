@@ -1,7 +1,7 @@
 """Tuning switches: environment variables a match sets to give one engine other settings.
 
 A tuning match runs two hiveai engines that differ in one setting, e.g.
-``hiveai tournament --engine new="env HIVEAI_SEARCH=extend=0 hiveai" --engine base=hiveai ...``.
+``hiveai tournament --engine new="env HIVEAI_SEARCH=nullmove=0 hiveai" --engine base=hiveai ...``.
 Every switch is read here, in one format (docs/switches.md has the table):
 
 * a variable holds ``name=value`` items separated by commas (spaces around
@@ -23,12 +23,12 @@ The variables:
 
 This module imports nothing of hiveai's, so anything may read its switches.
 
->>> parse_items("HIVEAI_SEARCH", " extend=0 ", {"extend": (0, 1)})
-{'extend': 0}
->>> parse_items("HIVEAI_SEARCH", "extend=2", {"extend": (0, 1)})
+>>> parse_items("HIVEAI_SEARCH", " nullmove=0 ", {"nullmove": (0, 1)})
+{'nullmove': 0}
+>>> parse_items("HIVEAI_SEARCH", "nullmove=2", {"nullmove": (0, 1)})
 Traceback (most recent call last):
 ...
-ValueError: HIVEAI_SEARCH: 'extend=2' is not one of extend=0|1
+ValueError: HIVEAI_SEARCH: 'nullmove=2' is not one of nullmove=0|1
 """
 
 from __future__ import annotations
@@ -40,18 +40,20 @@ SEARCH_ENV = "HIVEAI_SEARCH"
 WEIGHTS_ENV = "HIVEAI_WEIGHTS"
 NODESTIME_ENV = "HIVEAI_NODESTIME"
 
-# The search switches: name -> (default with the linear evaluation, default
-# with a network, the values it takes). The defaults are what matches kept
-# (docs/strength.md): the threat extension (hiveai.search.negamax) scored 53.0 % over
-# 800 games against no extension at 0.1 s/move. Reverse futility and null move
-# together, at 0.3 s/move: in Base (linear) +52.2 +- 39.2 Elo over 255 games
-# (SPRT 0/30 accepted), kept; in Base+MLP (the network) +13.9 +- 38.6 over 300
-# games (undecided), so off there (docs/measurements/2026-12-03-pruning.md).
-# Reverse futility's margin 50 against 100 in Base, 0.3 s/move: +48.0 +- 37.4
-# Elo over 277 games (SPRT 0/30 accepted; docs/measurements/2026-12-04-base-retune.md).
+# The search switches: name -> (default with the linear evaluation, default with a network, the
+# values it takes). A switch takes only the values some default uses (the playing levels'
+# hiveai.player.levels.CALIBRATED_SWITCHES are defaults too), each a pruning of
+# hiveai.search.negamax at a null-window node:
+# * rfp, reverse futility's margin per ply (0: off): at depth 1 to 3, with neither queen one cell
+#   from surrounded, a static score at least margin x depth above beta stands for the node.
+#   50 with the linear evaluation (docs/measurements/2026-12-04-base-retune.md), off with a
+#   network (docs/measurements/2026-12-03-pruning.md).
+# * nullmove, the null move (1: on): at depth 3 or more, with a static score at least beta, the
+#   side to move passes; if the opponent, searched shallower, still cannot bring the score under
+#   beta, the node fails high. On with the linear evaluation, off with a network
+#   (docs/measurements/2026-12-03-pruning.md).
 SEARCH_SWITCHES: dict[str, tuple[int, int, tuple[int, ...]]] = {
-    "extend": (1, 1, (0, 1)),
-    "rfp": (50, 0, (0, 50, 100, 150, 200, 300)),
+    "rfp": (50, 0, (0, 50)),
     "nullmove": (1, 0, (0, 1)),
 }
 

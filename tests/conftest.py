@@ -1,8 +1,22 @@
-"""Shared fixtures: UHP engine processes (see uhp_client.py)."""
+"""Shared fixtures: UHP engine processes (see uhp_client.py); and the test tiers.
+
+The tiers, told apart by markers (pyproject.toml registers them):
+
+* unit tests, unmarked: the public API and the kernels, in this process;
+* ``integration``: the test starts a process: a UHP engine (hiveai's or a fake one from
+  ``fake_engines/``), the command line, a fresh interpreter, pip, Ray. A test that asks for an
+  engine fixture (anything built on :func:`warm_cache`) is marked so here; any other test that
+  starts a process says so itself, and one that does not fails (:func:`tiers_are_declared`);
+* ``browser``: the test drives a real browser (Chromium).
+
+``pytest -m "not slow and not timing and not integration and not browser"`` runs the unit tier
+alone (a ``-m`` given on the command line replaces pyproject's).
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +25,39 @@ from uhp_client import COLD_TIMEOUT, MIDGAME, Engine
 # --doctest-modules would import this file as a module named ``conftest``, which
 # docs/conftest.py (the pages' doctests) already is; it holds no examples.
 collect_ignore = ["conftest.py"]
+
+
+# The fixtures that start processes: a test asking for one (directly or through another fixture)
+# is an integration test.
+PROCESS_FIXTURES = {"warm_cache", "ray_instance"}
+STARTED: list[str] = []  # the programs this process started, in order (the audit hook below)
+
+
+def _count_processes(event: str, args: tuple) -> None:
+    if event == "subprocess.Popen":
+        STARTED.append(str(args[0]))
+
+
+sys.addaudithook(_count_processes)  # Python's audit events: every subprocess.Popen raises one
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(autouse=True)
+def tiers_are_declared(request: pytest.FixtureRequest):
+    """A test that starts a process (its own or a function-scoped fixture's) must be marked
+    ``integration`` or ``browser``, so that the unit tier stays in this process."""
+    before = len(STARTED)
+    yield
+    started = STARTED[before:]
+    if started and not any(request.node.get_closest_marker(tier) for tier in ("integration", "browser")):
+        pytest.fail(f"{request.node.nodeid} started {started[0]}: mark it @pytest.mark.integration "
+                    "(tests/conftest.py says what each tier holds)", pytrace=False)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -17,7 +17,7 @@ SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CHANNELS = {2: 3, 6: 4}  # colour type -> samples per pixel (RGB, RGBA)
 
 
-def _paeth(a: int, b: int, c: int) -> int:
+def paeth(a: int, b: int, c: int) -> int:
     p = a + b - c
     pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
     return a if pa <= pb and pa <= pc else b if pb <= pc else c
@@ -60,7 +60,7 @@ def read_png(path: Path) -> tuple[int, int, int, list[bytes]]:
             for i in range(stride):
                 a = out[i - n] if i >= n else 0
                 b = up[i]
-                pred = (a + b) // 2 if kind == 3 else _paeth(a, b, up[i - n] if i >= n else 0)
+                pred = (a + b) // 2 if kind == 3 else paeth(a, b, up[i - n] if i >= n else 0)
                 out[i] = (out[i] + pred) & 255
             line = np.frombuffer(bytes(out), dtype=np.uint8)
         elif kind != 0:

@@ -2,7 +2,7 @@
 
 Shared by the search's tactics tests (``test_search_tactics.py``), the
 playing levels' tests (``test_level.py``) and the generator of the data file
-(``tools/find_tactics.py``). The positions come from
+(a seeded generator, in the git history). The positions come from
 ``tests/data/search/tactics.tsv`` (:data:`POSITIONS`); the predicates work
 over the rules kernels (``movegen.legal_moves``, ``do_move``/``undo_move``,
 ``game_result``) alone, never the search.
@@ -248,7 +248,7 @@ def repeating(board: Board, b: np.ndarray, moves: list[int]) -> list[int]:
 def load() -> dict[tuple[str, str], list[tuple[str, str]]]:
     """(category, game type) -> [(note, GameString)]."""
     out: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    if not DATA.exists():  # tools/find_tactics.py imports this module before writing it
+    if not DATA.exists():
         return out
     for line in DATA.read_text().splitlines():
         if line and not line.startswith("#"):

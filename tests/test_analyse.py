@@ -25,9 +25,11 @@ from hiveai.analysis.analyse import (
 )
 from hiveai.rules.board import Board, Move
 from hiveai.cli import main
-from hiveai.gamerecord import GameRecord, read_game
+from hiveai.records import GameRecord, read_game
 from hiveai.analysis.render import render_board
-from hiveai.search.searcher import search
+from hiveai.player import think
+from hiveai.search.score import int_score
+from hiveai.search.timeman import Limit
 
 DATA = Path(__file__).parent / "data"
 GAMES = sorted((DATA / "games").glob("*.pgn"))
@@ -83,9 +85,9 @@ def test_json_iterations_and_best_move_match_the_search():
         line = MIDGAME.copy()
         for move in info["pv"]:  # the whole PV plays legally
             line.play(move)
-    expected = search(MIDGAME, depth=3)
+    expected = think(MIDGAME, Limit(depth=3))
     assert final["type"] == "bestmove" and final["depth"] == 3
-    assert final["move"] == expected.move_string and final["score"] == expected.score
+    assert final["move"] == expected.move_string and final["score"] == int_score(expected.score)
     assert final["pv"][0] == final["move"] == infos[-1]["pv"][0]
     assert final["gamestring"] == MIDGAME_GS
 
@@ -101,7 +103,7 @@ def test_text_shows_picture_iterations_and_best_move():
     assert [int(r[0]) for r in rows] == [1, 2, 3]
     for r in rows:
         legal(MIDGAME, " ".join(r[5:7]))  # the PV's first move
-    best = search(MIDGAME, depth=3).move_string
+    best = think(MIDGAME, Limit(depth=3)).move_string
     assert f"best move: {best}  (" in out
 
 

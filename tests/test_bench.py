@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from hiveai.search.bench import POSITIONS, BenchPosition, PositionResult, run_bench
 from hiveai.rules.board import Board
 from hiveai.cli import main
-from hiveai.evaluation.linear import queen_neighbours
+from tactics import crowd
 
 # Two plies below the real bench: the same code paths, ~1/10 of the nodes.
 QUICK = ["--depth-offset", "-2"]
@@ -34,7 +34,7 @@ def test_positions_cover_what_the_bench_promises():
     assert {"Base", "Base+MLP", "Base+M", "Base+L", "Base+P"} <= midgame_types
     assert all(b.ply >= 10 for p, b in zip(POSITIONS, boards.values()) if p.midgame)
     # Some queen with five neighbours (and none with six: the game goes on).
-    assert any(5 in (queen_neighbours(b.position_array, 0), queen_neighbours(b.position_array, 1))
+    assert any(5 in (crowd(b.position_array, 0), crowd(b.position_array, 1))
                for b in boards.values())
 
 

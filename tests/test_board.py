@@ -13,8 +13,10 @@ import random
 from collections import deque
 from pathlib import Path
 
+import numpy as np
 import pytest
 from game_types import STANDARD_GAME_TYPES as GAME_TYPES
+from game_types import from_a_neighbour
 
 from hiveai import Move as LazyMove
 from hiveai.rules.board import OCCUPIED, PASS, Board, Move
@@ -29,14 +31,16 @@ from hiveai.rules.bug import (
     kind_of,
     piece_in_game,
 )
-from hiveai.errors import GameOverError, IllegalMoveError
+from hiveai.errors import GameOverError, IllegalMoveError, MoveStringError
 from hiveai.rules.hex_grid import CELL_MASK, ORIGIN, neighbour
-from hiveai.rules.position import HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, POS, TOP
+from hiveai.rules.position import (
+    GAME_TYPE, HASH, HEIGHT, LAST_MOVED, LEVEL, MOVE_PIECE_SHIFT, NBR, PLY, POS, STACK, TOP, recompute_hash,
+)
 
 DATA = Path(__file__).parent / "data"
 OPENING = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
-# A reported case: W of bQ holds bS1, so "bB1 -bQ" names an occupied cell
-# (Mzinga rejects it); hiveai used to read it as the climb "bB1 bS1".
+# W of bQ holds bS1, so "bB1 -bQ" names an occupied cell: Mzinga rejects it, and it
+# must not be read as the climb "bB1 bS1".
 OCCUPIED_SIDE_GS = "Base;InProgress;Black[5];wS1;bS1 wS1-;wB1 \\wS1;bB1 bS1/;wG1 /wS1;bG1 bS1\\;wQ /wB1;bQ bB1\\;wS2 /wG1"
 # wB2 sits on wQ; wB1 may climb onto that stack, named by its top: "wB1 wB2".
 COVERED_GS = "Base;InProgress;White[5];wB1;bB1 \\wB1;wQ /wB1;bB2 -bB1;wB2 wQ\\;bQ \\bB1;wB2 wQ;bB2 /bB1"
@@ -161,6 +165,64 @@ def test_game_over_rejects_every_form():
         with pytest.raises(GameOverError):
             over.parse_move(str(how))
     assert over.legal_moves == () and snapshot(over) == before
+
+
+def test_why_illegal_gives_the_message_push_raises():
+    board = Board.parse(OPENING)
+    for move in board.legal_moves:
+        assert board.why_illegal(move) is None and board.why_illegal(str(move)) is None
+    for move in ("wA1 bQ-", "bA1 -wQ", "wQ wS1", 40000):
+        with pytest.raises(IllegalMoveError) as refused:
+            board.copy().push(move)
+        assert board.why_illegal(move) == str(refused.value)
+    assert _finished_board().why_illegal("pass") == str(GameOverError())
+    with pytest.raises(MoveStringError):
+        board.why_illegal("nonsense")
+
+
+# The queens step out and back twice: the position after ply 4 occurs again after plies 8 and 12.
+SHUFFLE = ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-") + ("wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-") * 2
+
+
+def test_repetitions_count_the_positions_of_the_game():
+    """Each position's hash, as a replay gives it; a repetition counts the earlier positions with
+    the same hash, through pop and copy; a placement starts positions no earlier one can equal."""
+    board, replayed, counts = Board("Base"), [Board("Base").zobrist], []
+    for move in SHUFFLE:
+        board.play(move)
+        replayed.append(Board.parse(board.game_string()).zobrist)
+        counts.append(board.repetitions())
+    assert board.position_hashes() == replayed
+    assert counts == [1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 3]
+    assert board.is_repetition() and not board.is_repetition(4) and board.plies_since_placement() == 8
+    back = board.copy()
+    back.pop()
+    assert back.position_hashes() == replayed[:-1] and back.repetitions() == 2 and board.repetitions() == 3
+    board.play("wA1 -wQ")
+    assert board.repetitions() == 1 and board.plies_since_placement() == 0
+    # The side to move is part of the position: the same pieces with the other side to move differ.
+    assert board.zobrist != Board.from_position_array(_other_side_to_move(board)).zobrist
+
+
+def _other_side_to_move(board: Board) -> np.ndarray:
+    b = board.position_array
+    b[PLY] += 1
+    b[HASH] = recompute_hash(b)
+    return b
+
+
+def test_a_board_from_a_position_array_is_that_position_or_refused():
+    board = Board.parse(OPENING)
+    same = Board.from_position_array(board.position_array)
+    assert same == board and same.position_hashes() == [board.zobrist] and same.move_history == []
+    assert [str(m) for m in same.legal_moves] == [str(m) for m in board.legal_moves]
+    for section, value in ((HASH, 1), (NBR, 1), (STACK, 3), (LEVEL, 1), (PLY, -1), (GAME_TYPE, 99), (LAST_MOVED, 40)):
+        broken = board.position_array
+        broken[section] += value
+        with pytest.raises(ValueError, match="not a position the kernels could have made"):
+            Board.from_position_array(broken)
+    with pytest.raises(ValueError, match="int64"):
+        Board.from_position_array(board.position_array.astype(np.int32))
 
 
 def _finished_board() -> Board:
@@ -382,12 +444,15 @@ def test_every_reason_agrees_with_the_generator():
             for cell in cells:
                 code = (piece << MOVE_PIECE_SHIFT) | cell
                 for occupied in (False, True) if arr[HEIGHT + cell] else (False,):
-                    reason = board._why_illegal(code, occupied)
+                    move = from_a_neighbour(board, code) if occupied else code
+                    if move is None:
+                        continue  # a lone piece: no neighbour to name its cell from
+                    reason = board.why_illegal(move)
                     assert (reason is None) == (code in legal and not occupied), (game_string, code, reason)
                     if reason is not None:
                         _check_reason(facts, code, occupied, reason)
                         seen.add(reason.replace(PIECE_NAMES[piece], "X").replace(board.game_type_string, "G"))
-        reason = board._why_illegal(PASS)
+        reason = board.why_illegal(PASS)
         assert (reason is None) == (legal == {PASS})
         assert reason in (None, "You can't pass when you have valid moves.")
         assert board.game_string() == Board.parse(game_string).game_string()  # nothing was played

@@ -27,7 +27,7 @@ from hiveai.training.bookbuild import ALL_GAME_TYPES, BuildSettings, build, chil
 
 SHIPPED = (*ALL_GAME_TYPES, "Critters")  # the books in openings/: every standard type and the variant
 from hiveai.rules.bug import PIECE_NAMES, parse_game_type
-from hiveai.gamerecord import read_games
+from hiveai.records import read_games
 from hiveai.rules.hex_grid import CELL_MASK, GRID, ORIGIN
 from hiveai.rules.position import MOVE_PIECE_SHIFT, PASS, do_move, new_position
 from hiveai.rules.symmetry import SYMMETRIES, frame_of, transform
@@ -159,9 +159,7 @@ def _moved_board(game_type: str, moves: list[int], sym: int, shift: tuple[int, i
     b = new_position(parse_game_type(game_type))
     for mv in moves:
         do_move(b, _moved_move(mv, sym, shift))
-    board = Board(game_type)
-    board._b[:] = b  # a test-only way in: Board has no "set position"
-    return board
+    return Board.from_position_array(b)
 
 
 @pytest.mark.parametrize("game_type", ["Base", "Base+MLP"])
@@ -248,7 +246,7 @@ def test_out_of_book_and_without_a_book(tmp_path, monkeypatch):
     assert book_move(Board("Base+M")) is None
 
 
-@pytest.mark.slow  # a wall-clock limit: the slow step, not the fast suite
+@pytest.mark.timing
 def test_loading_and_first_book_move_take_under_50_ms():
     board = Board("Base+MLP")
     board.legal_move_ints()  # kernels loaded, as after newgame in the engine
@@ -402,15 +400,20 @@ def test_cli_shows_a_won_line_as_a_win_not_as_a_number(tmp_path):
 # --- installation ----------------------------------------------------------------------------
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_a_non_editable_install_finds_the_books(tmp_path):
-    """`pip install .` ships the books: build a wheel, install it into a fresh venv, load them there."""
+    """`pip install .` ships the books: build a wheel, install it into a fresh venv, load them there.
+    The repository's labelled-position dataset (data/) stays out of the wheel."""
     import importlib.util
+    import zipfile
 
     # Build from a copy, so no build/ directory of an earlier build can leak into the wheel.
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md", "hiveai", "openings"):
+    for name in ("pyproject.toml", "README.md", "hiveai", "openings", "data"):
+        if not (REPO / name).exists():
+            continue
         if (REPO / name).is_dir():
             shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
@@ -423,6 +426,9 @@ def test_a_non_editable_install_finds_the_books(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     wheel = next((tmp_path / "dist").glob("hiveai-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("hiveai/openings/") for n in names)
+    assert not [n for n in names if n.startswith("data/") or ".jsonl.gz" in n], names
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
                    check=True)
     # numpy and numba come from this environment, after the venv's own site-packages.

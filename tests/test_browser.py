@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from png import SIGNATURE, _paeth, pixel, read_png
+from png import SIGNATURE, paeth, pixel, read_png
 
 from hiveai.rules.board import Board
 from hiveai.cli import main
@@ -65,7 +65,7 @@ def test_png_reader_undoes_every_row_filter(tmp_path):
         for i, v in enumerate(line):
             a = line[i - 3] if i >= 3 else 0
             b, c = prev[i], prev[i - 3] if i >= 3 else 0
-            out.append((v - (0, a, b, (a + b) // 2, _paeth(a, b, c))[kind]) & 255)
+            out.append((v - (0, a, b, (a + b) // 2, paeth(a, b, c))[kind]) & 255)
         raw += bytes([kind]) + bytes(out)
 
     def chunk(kind: bytes, body: bytes) -> bytes:
@@ -87,6 +87,7 @@ def drawn_share(image, rect) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 @needs_chromium
 def test_review_page_in_chromium(tmp_path):
     page = tmp_path / "review.html"
@@ -113,6 +114,7 @@ def test_review_page_in_chromium(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 @needs_chromium
 def test_board_svg_in_chromium(tmp_path):
     position = Board.parse(screenshots.EXAMPLE)
@@ -135,6 +137,7 @@ def test_board_svg_in_chromium(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 @needs_chromium
 def test_console_errors_are_seen(tmp_path):
     """The console check can fail: a page with a script error reports it."""

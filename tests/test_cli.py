@@ -202,6 +202,7 @@ def test_lower_bounds_are_the_tested_minimum_versions():
     assert bounds == min_versions()
 
 
+@pytest.mark.integration
 def test_pip_show_displays_licence_and_no_invented_homepage():
     out = subprocess.run([sys.executable, "-m", "pip", "show", "hiveai"], capture_output=True, text=True,
                          check=True).stdout

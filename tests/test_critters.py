@@ -20,6 +20,7 @@ from dataclasses import replace
 import pytest
 from critters_oracle import PASS as ORACLE_PASS
 from critters_oracle import Critters, around
+from game_types import from_a_neighbour
 
 from hiveai.rules.board import Board
 from hiveai.rules.bug import CRITTERS, CRITTERS_PIECE_NAMES, MAX_STACK, parse_game_type, parse_piece
@@ -345,6 +346,7 @@ def test_pass_when_every_move_would_surround_your_own_bee():
 # --- through the tools ----------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_uhp_session(engine):
     """newgame, validmoves, play, bestmove and undo in Critters; info still lists only Hive's expansions."""
     assert engine.cmd1("newgame Critters") == "Critters;NotStarted;White[1]"
@@ -403,7 +405,14 @@ def test_every_critters_refusal_is_true():
             src = oracle.cell_of(name)
             for cell in cells:
                 code = (piece << 10) | cell_index(cell)
-                reason = board._why_illegal(code, bool(oracle.height(cell)) and src is None)
+                # Onto a piece: a piece in hand names the cell with a separator (refused as occupied),
+                # one on the board by the piece it would climb.
+                onto = bool(oracle.height(cell)) and src is None
+                move = from_a_neighbour(board, code) if onto else code
+                assert move is not None or board.ply == 1, (board.game_string(), name, cell)
+                if move is None:
+                    continue  # a lone piece: no neighbour to name its cell from
+                reason = board.why_illegal(move)
                 assert (reason is None) == (code in legal), (board.game_string(), name, cell, reason)
                 if reason == CRITTERS_REASONS["suicide"]:
                     after = oracle.copy()

@@ -24,7 +24,7 @@ from hiveai.engine import (
     UnsupportedLimitError,
     popen_uhp,
 )
-from hiveai.search.limit import Limit
+from hiveai.search.timeman import Limit
 
 from uhp_client import HIVEAI
 
@@ -47,6 +47,7 @@ def gone(pid: int) -> bool:
     return False
 
 
+@pytest.mark.integration
 def test_full_game_hiveai_against_the_fake_engine():
     with popen_uhp(HIVEAI) as hive, popen_uhp(fake("--first")) as weak:
         hive.configure({"UseBook": False, "NumThreads": 1})
@@ -62,6 +63,7 @@ def test_full_game_hiveai_against_the_fake_engine():
     assert all(gone(pid) for pid in pids)
 
 
+@pytest.mark.integration
 def test_timeout_kills_the_engine():
     engine = popen_uhp(fake("--hang-at", "0"))
     engine.newgame("Base")
@@ -83,6 +85,7 @@ def running_with(argument: str) -> list[int]:
     return pids
 
 
+@pytest.mark.integration
 def test_startup_hang_is_a_timeout_and_leaves_no_process(tmp_path):
     marker = str(tmp_path / "pids")  # unique to this test: names the process in /proc
     with pytest.raises(EngineTimeoutError):
@@ -90,6 +93,7 @@ def test_startup_hang_is_a_timeout_and_leaves_no_process(tmp_path):
     assert running_with(marker) == []
 
 
+@pytest.mark.integration
 def test_crash_is_terminated_with_the_exit_code():
     engine = popen_uhp(fake("--crash-at", "0"))
     with pytest.raises(EngineTerminatedError) as info:
@@ -101,6 +105,7 @@ def test_crash_is_terminated_with_the_exit_code():
         engine.command("info")
 
 
+@pytest.mark.integration
 def test_err_answer_raises_and_the_engine_stays_usable():
     with popen_uhp(fake("--err-at", "0")) as engine:
         engine.newgame("Base")
@@ -111,6 +116,7 @@ def test_err_answer_raises_and_the_engine_stays_usable():
     assert gone(engine.proc.pid)
 
 
+@pytest.mark.integration
 def test_invalidmove_answer_raises_and_the_engine_stays_usable():
     with popen_uhp(HIVEAI) as engine:
         engine.newgame("Base")
@@ -120,12 +126,14 @@ def test_invalidmove_answer_raises_and_the_engine_stays_usable():
     assert gone(engine.proc.pid)
 
 
+@pytest.mark.integration
 def test_an_illegal_best_move_is_an_engine_error():
     with popen_uhp(fake("--illegal-at", "0")) as engine:
         with pytest.raises(EngineError, match="'pass', not a legal move"):
             engine.play(Board("Base"), Limit(depth=1))
 
 
+@pytest.mark.integration
 def test_a_finished_game_is_refused_before_sending():
     board = Board("Base")
     while not board.is_game_over():  # the first legal move each ply: White wins at ply 14
@@ -134,6 +142,7 @@ def test_a_finished_game_is_refused_before_sending():
         engine.play(board, Limit(depth=1))
 
 
+@pytest.mark.integration
 def test_limits_uhp_cannot_say_are_refused_before_sending():
     sent = []
     with popen_uhp(fake(), log=lambda tag, text: sent.append(text) if tag == ">" else None) as engine:
@@ -144,6 +153,7 @@ def test_limits_uhp_cannot_say_are_refused_before_sending():
     assert not any(line.startswith("bestmove") for line in sent)
 
 
+@pytest.mark.integration
 def test_whole_seconds_engine():
     board = Board("Base")
     with popen_uhp(fake("--whole-seconds")) as engine:
@@ -155,6 +165,7 @@ def test_whole_seconds_engine():
         assert result.command == "bestmove time 00:00:01" and result.move in board.legal_moves
 
 
+@pytest.mark.integration
 def test_options_and_configure_errors():
     with popen_uhp(fake("--no-options")) as engine:
         with pytest.raises(EngineCommandError, match="Unknown option"):
@@ -165,6 +176,7 @@ def test_options_and_configure_errors():
             engine.configure({"NoSuchOption": 3})
 
 
+@pytest.mark.integration
 def test_finaliser_reaps_a_forgotten_engine():
     engine = popen_uhp(fake())
     pid = engine.proc.pid
@@ -173,11 +185,13 @@ def test_finaliser_reaps_a_forgotten_engine():
     assert gone(pid)
 
 
+@pytest.mark.integration
 def test_cannot_start_is_terminated():
     with pytest.raises(EngineTerminatedError, match="cannot start"):
         popen_uhp(["/nonexistent/engine"])
 
 
+@pytest.mark.integration
 def test_analyse_gives_intermediate_lines_and_restores_the_option():
     board = Board.parse("Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-")
     with popen_uhp(HIVEAI) as engine:
@@ -212,6 +226,7 @@ for line in sys.stdin:
 """
 
 
+@pytest.mark.integration
 def test_log_hook_stray_lines_and_stderr():
     first, second = [], []
     engine = popen_uhp([sys.executable, "-c", TINY], log=lambda tag, text: first.append((tag, text)),
@@ -228,6 +243,7 @@ def test_log_hook_stray_lines_and_stderr():
     assert gone(engine.proc.pid)
 
 
+@pytest.mark.integration
 def test_slow_notice_is_called_once_and_the_wait_goes_on():
     engine = popen_uhp(fake("--hang-at", "0"))
     calls: list[str] = []

@@ -1,4 +1,4 @@
-"""Game records (hiveai.gamerecord): the shared Mzinga PGN files read, replay and
+"""Game records (hiveai.records): the shared Mzinga PGN files read, replay and
 write back byte for byte; records hiveai writes read back equal; malformed
 files fail with the file and line named."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hiveai.rules.board import Board
-from hiveai.gamerecord import GameRecord, GameRecordError, read_game, read_games, write_game
+from hiveai.records import GameRecord, GameRecordError, read_game, read_games, write_game
 
 # Copies of three real game records from Mzinga's test assets (https://github.com/jonthysell/Mzinga).
 SHARED = Path(__file__).parent / "data" / "games"

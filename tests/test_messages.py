@@ -6,7 +6,7 @@ import pytest
 
 from hiveai.rules.board import Board
 from hiveai.errors import HiveError
-from hiveai.player.options import Options
+from hiveai.player import Options
 from hiveai.text import plural
 
 

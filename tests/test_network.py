@@ -10,7 +10,7 @@ import pytest
 from game_types import game
 
 from hiveai.rules.board import Board
-from hiveai.evaluation.features import FEATURE_SET, FEATURE_SETS, N_FEATURES, features
+from hiveai.evaluation.features import FEATURE_SET, FEATURE_SETS, N_FEATURES, features_of_set_into, new_scratch
 
 UNKNOWN_SET = max(FEATURE_SETS) + 1  # a feature set this hiveai does not compute
 from hiveai.evaluation.network import (
@@ -88,9 +88,16 @@ def test_score_of_a_position_is_the_clipped_output_times_the_scale():
         board.play(m)
     b = board.position_array
     score = network_score(b, kernel_net(net), -1)
-    expected = min(max(net.forward_numpy(features(b)), -1.0), 1.0) * 1000.0
+    expected = min(max(net.forward_numpy(features(b, 1)), -1.0), 1.0) * 1000.0
     assert abs(score - expected) <= 0.5 + 1e-3
     assert np.array_equal(b, board.position_array)
+
+
+def features(b: np.ndarray, feature_set: int) -> np.ndarray:
+    """The kernel's feature vector of position array ``b`` in ``feature_set``."""
+    x, (ws, moves) = np.zeros(N_FEATURES, dtype=np.float32), new_scratch()
+    features_of_set_into(b, ws, moves, x, -1, feature_set)
+    return x
 
 
 def test_a_feature_set_2_network_reads_feature_set_2(tmp_path):
@@ -152,9 +159,10 @@ OPENING = ("wS1", "bS1 wS1-", "wQ \\wS1", "bQ bS1-", "wA1 wQ/")
 
 
 def _depth1_score(searcher, board, **kw) -> int:
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.search.score import int_score
+    from hiveai.search.timeman import Limit
 
-    return searcher.search(board, depth_limits(1, StopFlag()), **kw).score
+    return int_score(searcher.search(board, Limit(depth=1), **kw).score)
 
 
 def _children_scores(board, net) -> list[int]:
@@ -184,6 +192,7 @@ def test_the_search_evaluates_with_the_network():
     assert _depth1_score(Searcher(tt_mb=1, weights=weights_from_env()), board) != score
 
 
+@pytest.mark.integration
 def test_eval_file_loads_a_network_and_a_bad_one_changes_nothing(engine, tmp_path):
     net_path = tmp_path / "net.hnn"
     write_network(net_path, random_network(np.random.default_rng(6)))
@@ -244,20 +253,18 @@ def test_a_default_search_scores_with_the_network_in_base_mlp_and_linearly_elsew
 
 
 def test_the_levels_evaluate_linearly_as_they_were_calibrated():
-    import random
-
-    from hiveai.player.levels import play_level
+    from hiveai.player import Engine
     from hiveai.search.searcher import Searcher
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.search.timeman import Limit
 
     board = game("Base+MLP", *OPENING)
     played = []
-    for searcher in (Searcher(tt_mb=1), Searcher(tt_mb=1, weights=weights_from_env())):
-        result = play_level(searcher, board, depth_limits(30, StopFlag()), 6, random.Random(3))
+    for eval_file in ("<built-in>", "<linear>"):
+        result = Engine(hash_mb=1, level=6, seed=3, eval_file=eval_file).play(board, Limit(depth=30))
         played.append((result.move, result.score, result.nodes))
     assert played[0] == played[1]
-    full = Searcher(tt_mb=1).search(board, depth_limits(2, StopFlag()))
-    linear = Searcher(tt_mb=1, weights=weights_from_env()).search(board, depth_limits(2, StopFlag()))
+    full = Searcher(tt_mb=1).search(board, Limit(depth=2))
+    linear = Searcher(tt_mb=1, weights=weights_from_env()).search(board, Limit(depth=2))
     assert full.score != linear.score  # so the equality above is not one the evaluations share
 
 
@@ -267,16 +274,17 @@ def test_eval_file_linear_and_built_in_choose_the_evaluation(tmp_path):
     from hiveai.uhp.server import UhpServer
 
     server = UhpServer(io.StringIO())
+    engine = server.engine
     shipped = default_network("Base+MLP")
-    assert server.session.searcher().network_for("Base+MLP") is shipped
+    assert engine.network_for("Base+MLP") is shipped
     server.execute("options set EvalFile <linear>")
     assert "EvalFile;string;<linear>;<built-in>" in server.out.getvalue().splitlines()
-    assert server.session.searcher().network_for("Base+MLP") is None
+    assert engine.network_for("Base+MLP") is None
     net_path = tmp_path / "net.hnn"
     write_network(net_path, random_network(np.random.default_rng(9)))
     server.execute(f"options set EvalFile {net_path}")
-    searcher = server.session.searcher()
-    assert searcher.network_for("Base") is searcher.network is not None
+    loaded = engine.network_for("Base")
+    assert loaded is not None and engine.network_for("Base+MLP") is loaded is not shipped
     server.execute("options set EvalFile <built-in>")
-    assert server.session.searcher().network_for("Base+MLP") is shipped
-    assert server.session.searcher().network_for("Base") is None
+    assert engine.network_for("Base+MLP") is shipped
+    assert engine.network_for("Base") is None

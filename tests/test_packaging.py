@@ -1,4 +1,4 @@
-"""Installing hiveai: the books and weights are found in every install layout, and type
+"""Installing hiveai: the books, weights and puzzles are found in every install layout, and type
 checkers see the library's names (slow: each test builds and installs the package).
 
 * ``pip install --target DIR .`` and ``pip install --prefix DIR .``: the installed engine
@@ -22,13 +22,13 @@ import pytest
 from hiveai.player import book
 from hiveai.rules.board import Board
 from hiveai.engine import popen_uhp
-from hiveai.search.limit import Limit
+from hiveai.search.timeman import Limit
 
 REPO = Path(__file__).resolve().parent.parent
 # A fresh install compiles every kernel anew (numba caches by source path): minutes on a loaded machine.
 COLD = 1800.0
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 def source_copy(tmp_path: Path) -> Path:
@@ -70,6 +70,10 @@ def installed_plays_book_moves(path_entry: Path, cwd: Path) -> None:
                            cwd=cwd).stdout.split("\n")
     assert Path(where[0]).is_relative_to(path_entry), where  # the installed copy, not this checkout
     assert Path(where[1]).is_relative_to(path_entry), where  # ... and its own books
+    # The puzzle collection is package data too (read without replaying: no kernels needed).
+    count = subprocess.run([sys.executable, "-c", "import hiveai.puzzles as p; print(len(p.shipped(replay=False)))"],
+                           check=True, capture_output=True, text=True, env=env, cwd=cwd).stdout
+    assert int(count) >= 600, count
     for game_type in ("Base", "Base+MLP"):
         board = Board(game_type)
         board.push(board.legal_moves[0])
@@ -166,3 +170,42 @@ def test_mypy_strict_sees_every_name_of_a_non_editable_install(tmp_path):
     ran = subprocess.run([str(python), str(script)], capture_output=True, text=True, env=env, cwd=tmp_path,
                          timeout=COLD)
     assert ran.returncode == 0, ran.stderr
+
+
+def venv_python(path: Path) -> Path:
+    """A fresh virtual environment at ``path``; its interpreter."""
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
+    return path / "bin" / "python"
+
+
+def test_release_wheel_and_sdist_pass_twine_and_the_wheel_plays_in_a_clean_venv(tmp_path):
+    """The release as a user gets it: ``python -m build`` makes a wheel and an sdist named by
+    the version, ``twine check`` passes both, and the wheel, installed with its dependencies
+    into a clean venv, plays a game over UHP against itself."""
+    import hiveai
+
+    tools = venv_python(tmp_path / "tools")
+    subprocess.run([str(tools), "-m", "pip", "install", "-q", "build", "twine"], check=True)
+    dist = tmp_path / "dist"
+    subprocess.run([str(tools), "-m", "build", "--outdir", str(dist), str(source_copy(tmp_path))], check=True,
+                   capture_output=True)
+    version = hiveai.__version__
+    wheel, sdist = dist / f"hiveai-{version}-py3-none-any.whl", dist / f"hiveai-{version}.tar.gz"
+    assert sorted(dist.iterdir()) == sorted([wheel, sdist])
+    checked = subprocess.run([str(tools), "-m", "twine", "check", "--strict", str(wheel), str(sdist)],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 2, checked.stdout + checked.stderr
+
+    clean = venv_python(tmp_path / "clean")
+    subprocess.run([str(clean), "-m", "pip", "install", "-q", str(wheel)], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in (book.BOOK_DIR_ENV, "PYTHONPATH")}
+    board = Board("Base+MLP")
+    with popen_uhp([str(clean.parent / "hiveai")], env=env, cwd=tmp_path, timeout=COLD,
+                   startup_timeout=COLD) as engine:
+        assert engine.id == f"hiveai v{version}"
+        engine.configure({"NumThreads": 1})
+        while len(board.move_history) < 16 and not board.is_game_over():
+            move = engine.play(board, Limit(depth=2), timeout=COLD).move
+            assert move in board.legal_moves
+            board.push(move)
+    assert len(board.move_history) == 16 or board.is_game_over()

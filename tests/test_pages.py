@@ -14,7 +14,7 @@ from html_check import check_html, parse_svg, svg_fragments
 from hiveai.analysis.analyse import MoveReview, white_scores
 from hiveai.rules.board import Board
 from hiveai.cli import main
-from hiveai.gamerecord import read_game
+from hiveai.records import read_game
 from hiveai.analysis.pages import eval_graph, replay_page
 
 NS = "{http://www.w3.org/2000/svg}"

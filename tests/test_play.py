@@ -21,11 +21,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from hiveai.rules.board import Board
-from hiveai.gamerecord import read_game
+from hiveai.records import read_game
 from hiveai.play import allowed_hosts
 from hiveai.play.engines import READY, AnalysisLine, EngineSide
 from hiveai.play.hint import reason
-from hiveai.play.server import MAX_UPLOAD, create_app
+from hiveai.play.app import MAX_UPLOAD, create_app
 from hiveai.play.session import Game, Players
 from hiveai.play.store import GameStore, data_dir
 
@@ -44,8 +44,8 @@ class FirstMove(EngineSide):
         super().__init__()
         self.searched = threading.Event()
 
-    def start(self) -> None:  # nothing to load
-        self._ready.set()
+    def _open(self):  # nothing to load
+        return self
 
     def best_move(self, board, *, level, seconds, stop):
         self.searched.set()
@@ -483,6 +483,7 @@ def test_store_lives_in_the_users_data_directory(monkeypatch, tmp_path):
     assert data_dir() == Path.home() / ".local" / "share" / "hiveai"
 
 
+@pytest.mark.integration
 def test_store_keeps_the_last_commit_when_a_write_is_killed_mid_way(tmp_path):
     path = tmp_path / "games.sqlite3"
     store = GameStore(path)
@@ -511,6 +512,7 @@ def test_store_keeps_the_last_commit_when_a_write_is_killed_mid_way(tmp_path):
     store.close()
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_a_uhp_engine_plays_behind_the_board(tmp_path):
     """``hiveai play --engine COMMAND``: here hiveai itself, run as a UHP engine in its own process."""
@@ -534,17 +536,18 @@ def legal_first_moves() -> set[str]:
 FAKE_UHP = Path(__file__).resolve().parent / "fake_engines" / "fake_uhp.py"
 
 
+@pytest.mark.integration
 def test_a_superseded_uhp_search_is_stopped_and_its_answer_never_shown(tmp_path):
     """The fake engine never answers a bestmove from ply 1 on: an undo must stop it (its process
     killed, a fresh one started) and the next request must be answered by the fresh one."""
     from hiveai.play.engines import UhpEngine
 
     pids = tmp_path / "pids"
-    engine = UhpEngine(f"{sys.executable} {FAKE_UHP} --first --hang-at 1 --pid-file {pids}")
+    asked = threading.Event()  # the bestmove is sent: the search runs in the engine's process
+    engine = UhpEngine(f"{sys.executable} {FAKE_UHP} --first --hang-at 1 --pid-file {pids}",
+                       log=lambda tag, text: asked.set() if tag == ">" and text.startswith("bestmove") else None)
     with TestClient(create_app(GameStore(tmp_path / "games.sqlite3"), engine)) as c:
         assert engine.wait_ready(60)
-        asked = threading.Event()  # the bestmove is sent: the search runs in the engine's process
-        engine._backend.log = lambda tag, text: asked.set() if tag == ">" and text.startswith("bestmove") else None
         gid = new(c, colour="white", seconds=30)["id"]
         c.post(f"/api/game/{gid}/move", json={"move": "wS1"})
         assert asked.wait(60) and c.get(f"/api/game/{gid}").json()["thinking"] == "move"  # it hangs on its reply

@@ -15,10 +15,8 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,9 +26,13 @@ from pathlib import Path
 
 import pytest
 
-from hiveai.gamerecord import GameRecord, read_game
+from hiveai.records import GameRecord, read_game
 
-GAMES = Path(__file__).resolve().parent / "data" / "games"
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+from screenshots import PlayServer  # noqa: E402  (tools/screenshots.py: hiveai play in a child process)
+
+GAMES = REPO / "tests" / "data" / "games"
 SURROUND_GAME = GAMES / "HV-Abbo69-WeakBot-2018-10-28-2007.pgn"  # White surrounds the black queen on move 31
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -40,32 +42,18 @@ WAIT = 60.0  # seconds any one thing may take on a loaded machine (the engine's 
 
 needs_browser = pytest.mark.skipif(not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)),
                                    reason="needs Debian's chromium and chromium-driver")
-pytestmark = [pytest.mark.slow, needs_browser]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, needs_browser]
 
 
-class Server:
-    """``hiveai play --no-browser`` in a child process, with its own games database."""
+class Server(PlayServer):
+    """``hiveai play --no-browser`` in a child process, with its own games database (in ``folder``)."""
 
     def __init__(self, folder: Path, *args: str) -> None:
-        env = {**os.environ, "XDG_DATA_HOME": str(folder)}
-        self.proc = subprocess.Popen([sys.executable, "-m", "hiveai", "play", "--no-browser", "--port", "0", *args],
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        line = self.proc.stderr.readline()
-        match = re.search(r"(http://\S+?)/ ", line)
-        if not match:
-            self.proc.kill()
-            raise RuntimeError(f"hiveai play said: {line!r}")
-        self.url = match.group(1)
+        super().__init__(args, env={**os.environ, "XDG_DATA_HOME": str(folder)})
         self.db = Path(folder) / "hiveai" / "games.sqlite3"
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stderr.close()
+        self.close()
 
 
 def browser(width: int = 1280, height: int = 900):
@@ -167,6 +155,7 @@ def legal_moves(gamestring: str) -> list[str]:
     return [str(m) for m in Board.parse(gamestring).legal_moves]
 
 
+@pytest.mark.timing  # the median click's reply time
 def test_a_game_by_clicks_undo_hint_and_reload(driver, server):
     page = Page(driver, server)
     rng = random.Random(7)
@@ -346,6 +335,7 @@ def test_the_real_server_refuses_a_foreign_host_and_a_cross_origin_websocket(ser
     assert "403" in str(refused_ws.value) or "1008" in str(refused_ws.value)
 
 
+@pytest.mark.timing
 def test_the_first_engine_move_after_start_comes_within_1_2_s(tmp_path):
     """Level 10, 1 s per move, an imported middle game (out of any book)."""
     s = Server(tmp_path)
@@ -376,6 +366,154 @@ def test_the_first_engine_move_after_start_comes_within_1_2_s(tmp_path):
         assert took < 1.2, took
     finally:
         s.stop()
+
+
+# --- puzzles --------------------------------------------------------------------------------------------
+
+
+def phone():
+    """Chromium as a phone sees the page: 390 CSS pixels wide (the viewport meta tag honoured)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='hiveai-play-chromium-')}")
+    options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3}})
+    options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+class PuzzlePage(Page):
+    """The board in puzzle mode: the puzzle panel's ``data-*`` hooks."""
+
+    def panel(self, name: str) -> str:
+        return self.js(f"return document.getElementById('puzzlepanel').getAttribute('data-{name}')")
+
+    def history(self) -> list[list[str]]:
+        return self.js("return Array.from(document.querySelectorAll('#puzzlehistory li')).map(function (li) {"
+                       "return [li.getAttribute('data-puzzle'), li.getAttribute('data-result')]; })")
+
+    def playing(self, after: str = "") -> str:
+        """The attempt on the board once a new one (not ``after``) is being played."""
+        return self.until(lambda: self.panel("puzzle-status") == "playing" and self.panel("attempt") != after
+                          and self.panel("attempt"), "a puzzle to solve")
+
+    def ended(self, status: str) -> None:
+        self.until(lambda: self.panel("puzzle-status") == status, f"the puzzle {status}")
+
+    def arrows(self) -> list[str]:
+        return self.js("return Array.from(document.querySelectorAll('#board g.arrow[data-arrow]'))"
+                       ".map(function (a) { return a.getAttribute('data-arrow'); })")
+
+
+def test_puzzles_solved_failed_hinted_rated_and_kept_across_a_reload_and_a_kill(tmp_path):
+    from selenium.webdriver.common.by import By
+
+    from hiveai import puzzles
+
+    collection = {p.id: p for p in puzzles.shipped()}
+    prover = puzzles.make_prover()
+    s = Server(tmp_path)
+    d = browser()
+    try:
+        page = PuzzlePage(d, s)
+        page.open()
+        page.click('[data-action="puzzles"]')
+        attempt = page.playing()
+        assert page.panel("puzzle-rating") == "1500" and page.panel("puzzle-rated") == "true"
+        puzzle = collection[page.panel("puzzle")]
+        solver = ("White", "Black")[puzzle.turn]
+        assert page.status().startswith(f"{solver} to move")
+        assert page.gamestring() == puzzle.board().game_string()
+        assert set(page.pickable()) == {m.piece for m in puzzle.board().legal_moves if not m.is_pass}
+
+        # Solved by clicks, the line's defence answering each move.
+        for move in puzzle.solution[::2]:
+            page.play(move)
+        page.ended("solved")
+        solved = int(page.panel("puzzle-rating"))
+        assert solved > 1500 and page.panel("puzzle-streak") == "1"
+        assert page.pickable() == []
+
+        # Failed: a wrong move, its refutation drawn on the board and listed.
+        page.click('[data-action="puzzle-next"]')
+        attempt = page.playing(attempt)
+        puzzle = collection[page.panel("puzzle")]
+        wrong, refutation = next((str(m), step.refutation) for m in puzzle.board().legal_moves
+                                 if str(m) != puzzle.solution[0] and not m.is_pass
+                                 and (step := puzzles.try_move(puzzle, [], str(m), prover)).refutation)
+        page.play(wrong)
+        page.ended("failed")
+        assert page.panel("refutation") == ";".join(refutation)
+        assert page.arrows() == [refutation[0]]
+        assert page.gamestring().endswith(";" + wrong)
+        failed = int(page.panel("puzzle-rating"))
+        assert failed < solved and page.panel("puzzle-streak") == "0"
+        page.click('[data-line="refutation"] li[data-ply="2"]')  # the answer, played out on the board
+        page.until(lambda: page.gamestring().endswith(f"{wrong};{refutation[0]}"), "the refutation shown")
+
+        # A hint lights the piece to move; the rest typed as MoveStrings.
+        page.click('[data-action="puzzle-next"]')
+        attempt = page.playing(attempt)
+        puzzle = collection[page.panel("puzzle")]
+        page.click('[data-action="puzzle-hint"]')
+        hint = page.until(lambda: page.panel("puzzle-hint"), "the hint")
+        assert hint == puzzle.solution[0].split()[0]
+        assert page.js("return Array.from(document.querySelectorAll('#board [data-hinted]'))"
+                       ".map(function (g) { return g.getAttribute('data-name'); })") == [hint]
+        hinted = page.until(lambda: int(page.panel("puzzle-rating")) < failed and int(page.panel("puzzle-rating")),
+                            "the hint's rating")
+        for move in puzzle.solution[::2]:
+            before = page.gamestring()
+            d.find_element(By.ID, "movetext").send_keys(move + "\n")
+            page.until(lambda: page.gamestring() != before, f"{move} typed")
+        page.ended("solved")
+        assert int(page.panel("puzzle-rating")) == hinted  # a hint made it a miss: solving it moves nothing
+
+        # Reload: the history and the rating are the store's.
+        history = page.history()
+        assert [r for _, r in history] == ["solved", "failed", "solved"] and len({p for p, _ in history}) == 3
+        d.refresh()
+        page.until(lambda: page.history() == history, "the history after a reload")
+        assert page.panel("puzzle-rating") == str(hinted) and page.panel("puzzle-status") == "solved"
+        assert page.console_errors() == []
+    finally:
+        s.proc.kill()  # SIGKILL: no shutdown, nothing flushed on the way out
+        s.proc.wait()
+        s.proc.stderr.close()
+    s = Server(tmp_path)  # the same data directory, so the same store
+    try:
+        d.get(s.url + "/?puzzles")
+        page = PuzzlePage(d, s)
+        page.until(lambda: page.history() == history, "the history after a killed server")
+        assert page.panel("puzzle-rating") == str(hinted)
+        assert page.console_errors() == []
+    finally:
+        d.quit()
+        s.stop()
+
+
+def test_the_board_and_its_puzzles_fit_a_phone(server):
+    d = phone()
+    try:
+        page = PuzzlePage(d, server)
+        overflow = "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        page.open()
+        assert page.js("return window.innerWidth") == 390
+        assert page.js(overflow) == 0
+        page.click('[data-action="puzzles"]')
+        page.playing()
+        assert page.js(overflow) == 0
+        assert page.js("return document.querySelector('#board svg').getBoundingClientRect().right") <= 390
+        page.click('[data-action="puzzle-hint"]')  # the hint's message, the history: still no sideways scroll
+        page.until(lambda: page.panel("puzzle-hint"), "the hint")
+        assert page.js(overflow) == 0
+        assert page.console_errors() == []
+    finally:
+        d.quit()
 
 
 def screenshots(out: Path) -> None:

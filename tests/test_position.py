@@ -60,7 +60,7 @@ def test_stamp_counter_wraps_without_losing_pins():
     """Generation is the same when the stamp counter restarts just before or inside it.
 
     In this position wS1 is pinned (removing it splits the hive); a counter
-    reset in the middle of a generation used to forget that.
+    reset in the middle of a generation must not forget that.
     """
     board = Board.from_game_string(
         "Base;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wG1 \\wQ;bA1 bQ/"

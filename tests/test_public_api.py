@@ -32,16 +32,21 @@ def test_every_public_name_has_a_docstring_with_an_example(module):
 def test_the_lazy_names_are_the_real_ones_and_listed():
     from hiveai.rules.board import Board
     from hiveai.rules.bug import WHITE
-    from hiveai.search.limit import Limit
+    from hiveai.player import Engine
+    from hiveai.search.searcher import SearchResult
+    from hiveai.search.timeman import Limit
 
     assert hiveai.Board is Board and hiveai.Limit is Limit and hiveai.WHITE == WHITE
+    assert hiveai.Engine is Engine and hiveai.ThinkResult is hiveai.SearchResult is SearchResult
     assert set(hiveai.__all__) <= set(dir(hiveai)) and "engine" in dir(hiveai)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         hiveai.nope  # noqa: B018
 
 
+@pytest.mark.integration
 def test_import_hiveai_and_hiveai_engine_load_no_numba():
-    code = "import sys, hiveai, hiveai.engine, hiveai.search.limit, hiveai.rules.cell; print('numba' in sys.modules)"
+    code = ("import sys, hiveai, hiveai.engine, hiveai.player, hiveai.search.timeman, hiveai.uhp.server, hiveai.rules.cell;"
+            " hiveai.Engine(); print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": ""})
     assert out.stdout.strip() == "False", out.stderr

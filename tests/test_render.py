@@ -15,7 +15,7 @@ import pytest
 
 from hiveai.rules.board import Board
 from hiveai.rules.bug import MAX_STACK, N_PIECES, PIECE_NAMES
-from hiveai.gamerecord import read_game
+from hiveai.records import read_game
 from hiveai.rules.hex_grid import CELL_MASK, DIR_QR, GRID, N_CELLS, hive_coordinates, neighbour
 from hiveai.rules.position import HEIGHT, POS, STACK, TOP
 from hiveai.analysis.render import (

@@ -27,15 +27,11 @@ from hiveai.search.searcher import (
     WARM_GAME,
     SearchInfo,
     Searcher,
-    _game_hashes,
-    _last_placement_index,
-    format_score,
-    is_win_score,
-    search,
 )
+from hiveai.player import think
 from hiveai.switches import NODESTIME_ENV, SEARCH_ENV, WEIGHTS_ENV, nodes_per_second, search_switches
-from hiveai.search.score import WIN
-from hiveai.search.timeman import StopFlag, depth_limits, infinite_limits, time_limits
+from hiveai.search.score import WIN, format_score, int_score, is_win_score
+from hiveai.search.timeman import Budget, Limit, StopHandle
 from hiveai.search.tt import (
     EXACT,
     LOWER,
@@ -56,6 +52,11 @@ MIDGAME = ("Base+MLP;InProgress;White[9];wS1;bA1 \\wS1;wP wS1-;bP -bA1;wL wP\\;b
            "bL \\bQ;wG1 /wQ;bB1 \\bP;wA1 /wS1;bM bQ/;wA2 wG1\\;bA2 bM/;wS2 /wG1;bA2 bM-")
 
 
+def kernel_hashes(board: Board) -> np.ndarray:
+    """The game's position hashes as the kernels hold them (int64 bit patterns), oldest first."""
+    return np.array(board.position_hashes(), dtype=np.uint64).view(np.int64)
+
+
 def replay_is_legal(board: Board, pv: list[Move]) -> bool:
     """Each move of ``pv`` is legal in turn and named as the board names it there."""
     b = board.copy()
@@ -69,7 +70,7 @@ def replay_is_legal(board: Board, pv: list[Move]) -> bool:
 def test_depth_is_exact_and_the_line_is_legal(depth):
     board = Board.from_game_string(MIDGAME)
     before = board.game_string()
-    result = search(board, depth=depth)
+    result = think(board, Limit(depth=depth))
     assert result.depth == depth
     assert isinstance(result.move, Move) and result.move in board.legal_moves
     assert result.move.code in board.legal_move_ints()  # the kernels' int stays behind .code
@@ -82,13 +83,13 @@ def test_depth_is_exact_and_the_line_is_legal(depth):
 
 def test_search_is_deterministic_with_a_fresh_table():
     board = Board.from_game_string(MIDGAME)
-    a, b = search(board, depth=4), search(board, depth=4)
+    a, b = think(board, Limit(depth=4)), think(board, Limit(depth=4))
     assert (a.move, a.score, a.nodes, a.pv) == (b.move, b.score, b.nodes, b.pv)
 
 
 def test_iterations_are_reported_in_order():
     infos: list[SearchInfo] = []
-    search(Board.from_game_string(MIDGAME), depth=3, multipv=2, on_iteration=infos.append)
+    think(Board.from_game_string(MIDGAME), Limit(depth=3), multipv=2, on_iteration=infos.append)
     assert [(i.depth, i.multipv) for i in infos] == [(d, k) for d in (1, 2, 3) for k in (1, 2)]
     assert all(isinstance(i.nps, float) for i in infos)
     assert [i.nodes for i in infos] == sorted(i.nodes for i in infos)
@@ -97,23 +98,23 @@ def test_iterations_are_reported_in_order():
 
 def test_multipv_ranks_distinct_legal_moves():
     board = Board.from_game_string(MIDGAME)
-    result = search(board, depth=3, multipv=4)
+    result = think(board, Limit(depth=3), multipv=4)
     moves = [line.move for line in result.lines]
     assert len(moves) == 4 == len(set(moves))
     assert all(m in board.legal_moves for m in moves)
     assert all(line.pv[0] == line.move and line.move_string == str(line.move) for line in result.lines)
-    scores = [line.score for line in result.lines]
+    scores = [line.score.relative for line in result.lines]
     assert scores == sorted(scores, reverse=True)
-    assert result.move == moves[0] and result.score == scores[0]
-    single = search(board, depth=3)
-    assert single.score == scores[0]  # the best line does not depend on multipv
+    assert result.move == moves[0] and result.score.relative == scores[0]
+    single = think(board, Limit(depth=3))
+    assert single.score.relative == scores[0]  # the best line does not depend on multipv
     for line in result.lines:
         assert replay_is_legal(board, line.pv)
 
 
 def test_multipv_larger_than_the_move_count():
     board = Board("Base")  # four legal first moves
-    result = search(board, depth=2, multipv=10)
+    result = think(board, Limit(depth=2), multipv=10)
     assert len(result.lines) == 4
 
 
@@ -126,14 +127,14 @@ def test_finished_game_raises():
     board = Board.from_game_string(_tsv_position("end_draw"))
     assert board.is_game_over()
     with pytest.raises(ValueError):
-        search(board, depth=1)
+        think(board, Limit(depth=1))
 
 
 def test_lone_pass_is_searched():
     board = Board.from_game_string(_tsv_position("pass"))
     assert board.valid_moves_string() == "pass"
     for depth in (1, 3):
-        result = search(board, depth=depth)
+        result = think(board, Limit(depth=depth))
         assert result.move_string == "pass" and result.depth == depth
 
 
@@ -200,14 +201,14 @@ def test_replacement_keeps_deep_and_fresh_entries():
 # --- repetition history --------------------------------------------------------
 
 
-def test_game_hash_history_and_last_placement():
+def test_the_game_history_the_kernels_get():
     board = Board("Base")
     for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
         board.play(m)
-    hashes = _game_hashes(board)
-    assert len(hashes) == board.ply + 1 and hashes[-1] == board.position_array[HASH]
-    assert _last_placement_index(board) == 4  # after bQ bG1-, the last placement
+    hashes = kernel_hashes(board)
+    assert len(hashes) == board.ply + 1 and hashes[-1] == board.position_array[HASH]  # the same bit pattern
     assert hashes[8] == hashes[4]  # the queens went out and back: the same position
+    assert len(hashes) - 1 - board.plies_since_placement() == 4  # after bQ bG1-, the last placement
 
 
 def test_repetition_scores_as_a_draw():
@@ -216,7 +217,7 @@ def test_repetition_scores_as_a_draw():
     board = Board("Base")
     for m in ("wG1", "bG1 wG1-", "wQ -wG1", "bQ bG1-", "wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
         board.play(m)
-    hashes = _game_hashes(board)
+    hashes = kernel_hashes(board)
     scratch, (keys, data), busy = Scratch(), new_table(1), new_busy_table()
     weights = weights_for(weights_from_env(), "Base")
     b = board.position_array.copy()
@@ -232,7 +233,7 @@ def test_repetition_scores_as_a_draw():
                            np.int64(-WIN), np.int64(WIN), np.int64(0), np.int64(hp), np.int64(irrev),
                            np.int64(-1)))
 
-    assert value(_last_placement_index(board)) == 0
+    assert value(hp - board.plies_since_placement()) == 0
     assert value(hp) != 0  # no history to repeat: an ordinary evaluation
 
 
@@ -242,10 +243,10 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
     best move must be those of the plain search (a full window, a fresh table),
     both with the linear evaluation (the scratch below has no network)."""
     board = Board.parse(MIDGAME)
-    plain = search(board, depth=4, searcher=Searcher(tt_mb=16, weights=weights_from_env()))
+    plain = Searcher(tt_mb=16, weights=weights_from_env()).search(board, Limit(depth=4))
     scratch, (keys, data), busy = Scratch(), new_table(1), new_busy_table()
     b = board.position_array.copy()
-    hashes = _game_hashes(board)
+    hashes = kernel_hashes(board)
     path = np.zeros(len(hashes) + 70, dtype=np.int64)
     path[: len(hashes)] = hashes
     key = np.int64(b[HASH])
@@ -257,30 +258,30 @@ def test_moves_another_thread_is_searching_are_put_off_not_dropped():
         scratch.ctl[CTL_SHARED] = 1
         score = int(search_root(b, scratch.ws, weights, scratch.net, scratch.moves, scratch.order, scratch.sd, path,
                                 keys, data, busy, scratch.ctl, np.zeros(0, dtype=np.int32), np.int64(depth),
-                                np.int64(len(hashes) - 1), np.int64(_last_placement_index(board))))
-    assert (score, scratch.root_line()[0]) == (plain.score, plain.move.code)
+                                np.int64(len(hashes) - 1), np.int64(len(hashes) - 1 - board.plies_since_placement())))
+    assert (score, scratch.root_line()[0]) == (int_score(plain.score), plain.move.code)
 
 
-def test_search_switches_parse_and_the_threat_extension_changes_the_tree(monkeypatch):
-    monkeypatch.setenv(SEARCH_ENV, " extend=0 ")
-    assert search_switches() == {"extend": 0, "rfp": 50, "nullmove": 1}
-    assert search_switches(network=True) == {"extend": 0, "rfp": 0, "nullmove": 0}
-    for bad in ("extend=2", "extend=", "extend", "nosuch=1", "lmr=1", "extend=x"):
+def test_search_switches_parse_and_the_null_move_changes_the_tree(monkeypatch):
+    monkeypatch.setenv(SEARCH_ENV, " nullmove=0 ")
+    assert search_switches() == {"rfp": 50, "nullmove": 0}
+    assert search_switches(network=True) == {"rfp": 0, "nullmove": 0}
+    for bad in ("nullmove=2", "nullmove=", "nullmove", "nosuch=1", "lmr=1", "extend=0", "rfp=100", "rfp=x"):
         monkeypatch.setenv(SEARCH_ENV, bad)
         with pytest.raises(ValueError, match=SEARCH_ENV):
             search_switches()
     monkeypatch.delenv(SEARCH_ENV)
     # The defaults matches kept (hiveai.switches): the pruning only with the linear evaluation.
-    assert search_switches() == {"extend": 1, "rfp": 50, "nullmove": 1}
-    assert search_switches(network=True) == {"extend": 1, "rfp": 0, "nullmove": 0}
+    assert search_switches() == {"rfp": 50, "nullmove": 1}
+    assert search_switches(network=True) == {"rfp": 0, "nullmove": 0}
     board = Board.parse(MIDGAME)
     nodes = {}
-    for extend in (0, 1):
-        monkeypatch.setenv(SEARCH_ENV, f"extend={extend}")
-        result = Searcher(tt_mb=4).search(board, depth_limits(4, StopFlag()))
+    for null_move in (0, 1):
+        monkeypatch.setenv(SEARCH_ENV, f"nullmove={null_move}")
+        result = Searcher(tt_mb=4).search(board, Limit(depth=4))
         assert result.depth == 4 and replay_is_legal(board, result.pv)
-        nodes[extend] = result.nodes
-    assert nodes[0] != nodes[1], nodes  # leaves next to a five-neighbour queen are searched on
+        nodes[null_move] = result.nodes
+    assert nodes[0] != nodes[1], nodes  # the switch reaches the kernel
 
 
 def test_weight_and_node_budget_switches_share_the_format(monkeypatch):
@@ -308,45 +309,45 @@ def test_depth_zero_and_zero_time_answer_without_searching():
     board = Board.from_game_string(MIDGAME)
     first = board.legal_moves[0]
     searcher = Searcher(tt_mb=4)
-    for limits in (depth_limits(0, StopFlag()), time_limits(0.0, StopFlag())):
-        result = searcher.search(board, limits)
+    for limit in (Limit(depth=0), Limit(time=0)):
+        result = searcher.search(board, limit)
         assert result.move == first and result.depth == 0 and result.score is None
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_stop_flag_ends_a_long_search_quickly():
     board = Board.from_game_string(MIDGAME)
-    stop = StopFlag()
+    stop = StopHandle()
     searcher = Searcher(tt_mb=4)
-    timer = threading.Timer(0.3, stop.set)
+    timer = threading.Timer(0.3, stop.stop)
     timer.start()
     start = time.monotonic()
-    result = searcher.search(board, infinite_limits(stop))
+    result = searcher.search(board, Limit(), stop=stop)
     took = time.monotonic() - start
     assert 0.3 <= took < 2.0  # generous: the kernel polls the flag at every node
     assert result.move in board.legal_moves and result.depth >= 1
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_time_limit_is_kept():
     board = Board.from_game_string(MIDGAME)
     searcher = Searcher(tt_mb=4)
-    searcher.search(board, depth_limits(1, StopFlag()))  # kernels loaded
+    searcher.search(board, Limit(depth=1))  # kernels loaded
     start = time.monotonic()
-    result = searcher.search(board, time_limits(0.5, StopFlag()))
+    result = searcher.search(board, Limit(time=0.5))
     assert time.monotonic() - start < 0.5 + 0.3  # generous on a loaded 2-core machine
     assert result.move in board.legal_moves and result.depth >= 1
 
 
-@pytest.mark.slow  # asserts a wall-clock duration
+@pytest.mark.timing
 def test_time_budget_is_spent_up_to_the_soft_deadline():
     """No answer before the soft deadline: an iteration that cannot finish is still
     searched (its better root moves count), so the budget is not thrown away. Only
     a faster machine could make this fail, by reaching the deepest search."""
     board = Board.from_game_string(MIDGAME)
     searcher = Searcher(tt_mb=4)
-    searcher.search(board, depth_limits(1, StopFlag()))  # kernels loaded
-    result = searcher.search(board, time_limits(0.4, StopFlag(), usage=0.9))
+    searcher.search(board, Limit(depth=1))  # kernels loaded
+    result = searcher.search(board, Budget.of(Limit(time=0.4), StopHandle(), usage=0.9))
     assert result.seconds >= 0.9 * 0.4
     assert result.move in board.legal_moves and result.depth >= 1
 
@@ -357,11 +358,11 @@ def test_an_unfinished_iteration_keeps_a_better_root_move():
     completed depth."""
     board = Board.from_game_string(MIDGAME)
     searcher = Searcher(tt_mb=4)
-    full = {m.move for m in searcher.search(board, depth_limits(3, StopFlag()), multipv=len(board.legal_move_ints())).lines}
-    stop = StopFlag()
-    timer = threading.Timer(0.25, stop.set)
+    full = {m.move for m in searcher.search(board, Limit(depth=3), multipv=len(board.legal_move_ints())).lines}
+    stop = StopHandle()
+    timer = threading.Timer(0.25, stop.stop)
     timer.start()
-    result = Searcher(tt_mb=4).search(board, infinite_limits(stop))
+    result = Searcher(tt_mb=4).search(board, Limit(), stop=stop)
     assert result.move in full and result.depth >= 1
     assert result.pv[0] == result.move and str(result.pv[0]) == result.move_string
 
@@ -383,7 +384,7 @@ def test_a_better_move_from_an_unfinished_iteration_comes_with_its_line():
     board = Board.from_game_string(MIDGAME)
     infos: list[SearchInfo] = []
     linear = Searcher(tt_mb=16, weights=weights_from_env())
-    result = search(board, depth=30, nodes=UNFINISHED_BUDGET, on_iteration=infos.append, searcher=linear)
+    result = linear.search(board, Limit(depth=30, nodes=UNFINISHED_BUDGET), on_iteration=infos.append)
     completed = [i for i in infos if i.depth == result.depth]
     assert result.depth == 3 and completed[-1].pv[0] != result.move, "re-derive UNFINISHED_BUDGET"
     assert result.pv[0] == result.move and len(result.pv) >= 2 and replay_is_legal(board, result.pv)
@@ -395,7 +396,7 @@ def test_warm_leaves_an_empty_resident_table():
     searcher = Searcher(tt_mb=1)
     searcher.warm()
     assert searcher.table_move(Board.parse(WARM_GAME)) is None  # the warm-up search's root entry is gone
-    assert searcher.search(Board("Base"), depth_limits(2, StopFlag())).depth == 2
+    assert searcher.search(Board("Base"), Limit(depth=2)).depth == 2
 
 
 # --- numba's cache ---------------------------------------------------------------
@@ -403,11 +404,11 @@ def test_warm_leaves_an_empty_resident_table():
 _CACHE_PROBE = """
 import sys
 from hiveai.rules.board import Board
-from hiveai.search.searcher import search
+from hiveai import Engine, Limit, Searcher
 import hiveai.search.abdada, hiveai.evaluation.linear, hiveai.player.levels, hiveai.rules.movegen, hiveai.search.movepick, hiveai.search.negamax
 import hiveai.rules.position, hiveai.search.searcher, hiveai.search.tt, hiveai.rules.zobrist
-search(Board.parse(sys.argv[1]), depth=3, multipv=2, threads=2)
-search(Board.parse(sys.argv[1]), depth=3, level=5)
+Searcher(tt_mb=16, threads=2).search(Board.parse(sys.argv[1]), Limit(depth=3), multipv=2)
+Engine(level=5).play(Board.parse(sys.argv[1]), Limit(depth=3))
 misses = []
 for mod in (hiveai.search.negamax, hiveai.search.movepick, hiveai.search.abdada, hiveai.player.levels, hiveai.evaluation.linear, hiveai.search.tt,
             hiveai.rules.movegen, hiveai.rules.position, hiveai.rules.zobrist):
@@ -420,6 +421,7 @@ print("MISSES", " ".join(misses))
 """
 
 
+@pytest.mark.integration
 def test_every_search_kernel_loads_from_a_warm_cache_in_a_fresh_process():
     """Recursive kernels reload from numba's cache only if their argument types are
     stable (numba issues 6061, 6713); a bad reload segfaults. The first process fills

@@ -8,9 +8,10 @@ later one: a move back into a position seen earlier in the game scored as a
 draw even when the opponent could then surround our queen at once.
 The danger positions searched deeper are marked slow.
 
-Positions come from ``tests/data/search/tactics.tsv``, written by
-``tools/find_tactics.py`` (seeded random play biased towards the queens, then
-the predicates of ``tactics.py``, the tests' helper module). The file only
+Positions come from ``tests/data/search/tactics.tsv``, written once by a
+seeded generator (random play biased towards the queens, then the predicates
+of ``tactics.py``, the tests' helper module; the generator is in the git
+history: ``hiveai puzzles build`` mines proven tactics now). The file only
 says which category a position was picked for: every test re-derives the
 property it relies on by brute force over the rules kernels
 (``movegen.legal_moves``, ``do_move``/``undo_move``, ``game_result``) before
@@ -46,11 +47,15 @@ from tactics import (
 
 from hiveai.rules.board import Board
 from hiveai.rules.bug import PIECES_PER_COLOUR
-from hiveai.search.score import WIN
 from hiveai.rules.position import IN_PROGRESS, PASS, do_move, game_result, undo_move
-from hiveai.search import searcher as search_module
-from hiveai.search.searcher import format_score, is_win_score, search
+from hiveai.search.score import WIN, format_score, int_score, is_win_score
+from hiveai.search.searcher import Searcher, SearchResult
+from hiveai.search.timeman import Limit
 
+
+def search(board: Board, *, depth: int, threads: int = 1) -> SearchResult:
+    """The search's answer to ``depth`` from a fresh table (16 MB, as think()'s) with ``threads`` threads."""
+    return Searcher(tt_mb=16, threads=threads).search(board, Limit(depth=depth))
 
 
 @pytest.fixture(autouse=True, params=[1, 2], ids=["1thread", "2threads"])
@@ -58,7 +63,7 @@ def threads(request, monkeypatch):
     """Every tactic is checked with one search thread and with two (Lazy SMP,
     one shared table): the answer comes from the main thread, so it must be
     just as right however the helper's entries interleave with its own."""
-    real = search_module.search
+    real = search
     monkeypatch.setitem(globals(), "search", lambda board, **kw: real(board, threads=request.param, **kw))
     return request.param
 
@@ -70,7 +75,7 @@ def cases(category: str, types: list[str] = GAME_TYPES) -> list:
 
 # --- Coverage of the data file ------------------------------------------------
 
-# Positions per game type the generator is asked for (tools/find_tactics.py QUOTAS).
+# Positions per game type the generator was asked for.
 MIN_PER_TYPE = {"win1": 4, "win2": 4, "block": 4, "danger": 30, "five": 2}
 MIN_PER_P_TYPE = {"throw_win": 3, "throw_save": 3}
 MIN_REPEAT = 6  # in all game types together: they are rare in random play
@@ -126,8 +131,8 @@ def check_wins_in_one(gs: str, depths=(1, 2, 3)) -> None:
     for depth in depths:
         res = search(board, depth=depth)
         assert res.move.code in wins, f"depth {depth} played {res.move_string}; wins: {names(board, wins)}"
-        assert is_win_score(res.score) and res.score > 0, (depth, res.score)
-        assert format_score(res.score) == "win in 1", (depth, res.score)
+        assert is_win_score(int_score(res.score)) and int_score(res.score) > 0, (depth, int_score(res.score))
+        assert format_score(int_score(res.score)) == "win in 1", (depth, int_score(res.score))
     assert board.game_string() == gs  # the search leaves the board alone
 
 
@@ -144,17 +149,18 @@ def test_forced_win_in_two(gs):
         res = search(board, depth=depth)
         if not forces_win_in_2(b, res.move.code):
             forcing = [m for m in moves_of(b) if forces_win_in_2(b, m)]
-            pytest.fail(f"depth {depth} played {res.move_string} ({format_score(res.score)}), which does not "
+            pytest.fail(f"depth {depth} played {res.move_string} ({format_score(int_score(res.score))}), which does not "
                         f"force a win; moves that do: {names(board, forcing)}")
-        assert is_win_score(res.score) and res.score > 0, (depth, res.score)
-        assert format_score(res.score) == "win in 2", (depth, res.score)
+        assert is_win_score(int_score(res.score)) and int_score(res.score) > 0, (depth, int_score(res.score))
+        assert format_score(int_score(res.score)) == "win in 2", (depth, int_score(res.score))
 
 
-# The pruning switches (hiveai.switches: reverse futility, null move; on by
-# default with the linear evaluation) must not cost a forced win or a
-# defence: neither prunes where a queen is one cell from surrounded, nor when
-# beta is a forced result.
-TRIAL_SWITCHES = ["rfp=100", "nullmove=1", "rfp=100,nullmove=1", "rfp=300,nullmove=1"]
+# The pruning switches (hiveai.switches: reverse futility, null move) must not
+# cost a forced win or a defence, alone or together: neither prunes where a
+# queen is one cell from surrounded, nor when beta is a forced result. The
+# defaults, which the other tests search with, give both (the linear
+# evaluation) or neither (a network); here every game type gets each alone and none.
+TRIAL_SWITCHES = ["rfp=0,nullmove=0", "rfp=50,nullmove=0", "rfp=0,nullmove=1"]
 
 
 @pytest.mark.parametrize("switch", TRIAL_SWITCHES)
@@ -164,12 +170,12 @@ def test_pruning_switches_keep_forced_wins_and_defences(switch, monkeypatch):
         board, b = position(gs)
         res = search(board, depth=4)
         assert forces_win_in_2(b, res.move.code), (switch, gs, res.move_string)
-        assert format_score(res.score) == "win in 2", (switch, gs, res.score)
+        assert format_score(int_score(res.score)) == "win in 2", (switch, gs, int_score(res.score))
     for gs in (param.values[0] for param in cases("block")):
         board, b = position(gs)
         safe, _ = safe_and_losing(b)
         res = search(board, depth=4)
-        assert res.move.code in safe and not_lost_at_once(res.score), (switch, gs, res.move_string)
+        assert res.move.code in safe and not_lost_at_once(int_score(res.score)), (switch, gs, res.move_string)
 
 
 # --- Defence ------------------------------------------------------------------
@@ -196,7 +202,7 @@ def check_saves(gs: str, depths=(2, 3)) -> tuple[Board, np.ndarray, list[int]]:
         res = search(board, depth=depth)
         assert res.move.code in safe, (f"depth {depth} played {res.move_string}, after which the opponent "
                                   f"wins at once; safe: {names(board, safe)}")
-        assert not_lost_at_once(res.score), (depth, format_score(res.score))
+        assert not_lost_at_once(int_score(res.score)), (depth, format_score(int_score(res.score)))
     return board, b, safe
 
 
@@ -220,12 +226,12 @@ def test_queen_not_left_to_be_surrounded(gt):
             safe, losing = safe_and_losing(b)
             assert losing
             if safe:
-                failures.append(f"{gs}: played {res.move_string} ({format_score(res.score)}); "
+                failures.append(f"{gs}: played {res.move_string} ({format_score(int_score(res.score))}); "
                                 f"safe: {names(board, safe)[:10]}")
-            elif not (is_win_score(res.score) and res.score < 0):
-                failures.append(f"{gs}: every move loses, but the score is {format_score(res.score)}")
-        elif not not_lost_at_once(res.score):
-            failures.append(f"{gs}: played safe {res.move_string} but scored {format_score(res.score)}")
+            elif not (is_win_score(int_score(res.score)) and int_score(res.score) < 0):
+                failures.append(f"{gs}: every move loses, but the score is {format_score(int_score(res.score))}")
+        elif not not_lost_at_once(int_score(res.score)):
+            failures.append(f"{gs}: played safe {res.move_string} but scored {format_score(int_score(res.score))}")
     assert not failures, "\n".join(failures)
 
 
@@ -250,7 +256,7 @@ def test_no_repetition_into_a_lost_position():
             for depth in (2, 3):
                 res = search(board, depth=depth)
                 if res.move.code not in safe:
-                    failures.append(f"{gs}: depth {depth} played {res.move_string} ({format_score(res.score)}); "
+                    failures.append(f"{gs}: depth {depth} played {res.move_string} ({format_score(int_score(res.score))}); "
                                     f"safe: {names(board, safe)[:6]}")
     assert not failures, "\n".join(failures)
 
@@ -315,8 +321,8 @@ SELF_PLAY_PLIES = 12
 
 @pytest.mark.parametrize("gt", P_TYPES)
 def test_pillbug_self_play_is_not_first_move(gt):
-    """The old one-ply search treated every unfinished game as lost when pillbugs
-    were in play: 11 of 12 self-play moves were validmoves[0], all scored -500000."""
+    """With pillbugs in play, an unfinished game is not scored as lost: a search that did
+    so would score every move alike and play validmoves[0] move after move."""
     board = Board(gt)
     firsts, quiet_plies, log = 0, 0, []
     for _ in range(SELF_PLAY_PLIES):
@@ -325,10 +331,10 @@ def test_pillbug_self_play_is_not_first_move(gt):
         res = search(board, depth=2)
         assert res.move.code in moves
         firsts += res.move.code == moves[0]
-        log.append(f"{res.move_string} {format_score(res.score)}")
+        log.append(f"{res.move_string} {format_score(int_score(res.score))}")
         if quiet(b):
             quiet_plies += 1
-            assert not is_win_score(res.score), f"{board.game_string()}: {format_score(res.score)}"
+            assert not is_win_score(int_score(res.score)), f"{board.game_string()}: {format_score(int_score(res.score))}"
         board.push(res.move)
     assert quiet_plies >= SELF_PLAY_PLIES // 2, log
     assert firsts <= SELF_PLAY_PLIES // 2, log
@@ -345,7 +351,7 @@ def test_queen_with_five_neighbours(gs):
     for depth in (2, 3):
         res = search(board, depth=depth)
         assert res.move.code in safe, f"depth {depth} played {res.move_string}; safe: {names(board, safe)}"
-        assert not_lost_at_once(res.score), format_score(res.score)
+        assert not_lost_at_once(int_score(res.score)), format_score(int_score(res.score))
 
 
 @pytest.mark.slow
@@ -361,5 +367,5 @@ def test_queen_not_left_to_be_surrounded_deeper(gt):
                 safe, _ = safe_and_losing(b)
                 if safe:
                     failures.append(f"{gs}: depth {depth} played {res.move_string} "
-                                    f"({format_score(res.score)}); safe: {names(board, safe)[:10]}")
+                                    f"({format_score(int_score(res.score))}); safe: {names(board, safe)[:10]}")
     assert not failures, "\n".join(failures)

@@ -36,6 +36,7 @@ from hiveai.rules.symmetry import frame_of
 # --- durable records -----------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_a_directory_lock_has_one_holder_at_a_time_across_processes(tmp_path):
     d = tmp_path / "out" / "run"
     code = ("import sys, time; from hiveai.durable import DirectoryLock; "
@@ -161,6 +162,18 @@ def test_read_game_string_fields_states_and_turns():
     assert FINISHED == {"WhiteWins", "BlackWins", "Draw"}
 
 
+def test_read_game_string_as_written_keeps_every_field_and_never_raises():
+    """check=False: the fields as an engine wrote them, for a checker that compares them."""
+    fields = read_game_string(" Base+M; inprogress ;Black[2];wS1;bS1 wS1-\n", check=False)
+    assert (fields.game_type, fields.state, fields.turn, fields.ply) == ("Base+M", " inprogress ", "Black[2]", 3)
+    assert fields.moves == ["wS1", "bS1 wS1-"]
+    for bad in ("Base", "Base;Won;White[1]", "Base;Draw;Red[1]", "", "Base;InProgress;White[1];;"):
+        fields = read_game_string(bad, check=False)
+        assert ";".join([fields.game_type, fields.state, fields.turn, *fields.moves]).rstrip(";") == bad.rstrip(";")
+    assert read_game_string("Base;Draw;Red[1]", check=False).ply is None
+    assert read_game_string("Base;InProgress;White[1];;", check=False).moves == ["", ""]
+
+
 # --- torus unwrap -----------------------------------------------------------------
 
 
@@ -198,7 +211,7 @@ def test_one_win_bound_and_one_formatter():
     from hiveai.search import searcher as search, tt
 
     assert search.WIN == tt.WIN == WIN and tt.MATE_BOUND == MATE_BOUND
-    assert search.format_score is format_score and search.is_win_score is is_win_score
+    assert search.is_win_score is is_win_score and not hasattr(search, "format_score")  # score.py's, not a copy
     assert not hasattr(evaluate, "WIN")
     assert format_score(WIN - 3) == "win in 2"  # a won book line, not +9999.97
     assert is_win_score(-(WIN - 10)) and not is_win_score(int(np.int64(MATE_BOUND)))
@@ -207,7 +220,8 @@ def test_one_win_bound_and_one_formatter():
 # --- what loads numba ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["hiveai.tournament.standings", "hiveai.tournament.results",
+@pytest.mark.integration
+@pytest.mark.parametrize("module", ["hiveai.tournament.standings", "hiveai.rules.outcome",
                                     "hiveai.durable", "hiveai.search.score", "hiveai.cli"])
 def test_light_modules_do_not_import_numba(module):
     code = f"import sys, {module}; print('numba' in sys.modules)"

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
+import sys
 
 import pytest
 from html_check import parse_svg
 
-from hiveai import svg
+from hiveai import rules, svg
 from hiveai.rules.board import Board
 from hiveai.rules.bug import KIND_LETTERS, N_PIECES, PIECE_NAMES, game_type_string, piece_in_game
 from hiveai.rules.hex_grid import CELL_MASK
@@ -137,9 +139,26 @@ def test_bugs_on_the_board_use_their_glyphs():
 
 
 def test_jupyter_hook_is_the_board_picture():
+    """``_repr_svg_`` is IPython's name for a picture: the drawer ``import hiveai`` registers with
+    the rules layer, which imports no front end (None without a drawer: Jupyter shows the repr)."""
     board = Board.parse(MIDGAME)
     assert board._repr_svg_() == svg.board(board)
     parse_svg(board._repr_svg_())
+    try:
+        rules.set_board_drawer(None)
+        assert board._repr_svg_() is None
+        rules.set_board_drawer(lambda b: f"<svg>{b.ply}</svg>")
+        assert board._repr_svg_() == f"<svg>{board.ply}</svg>"
+    finally:
+        rules.set_board_drawer(svg.board)
+
+
+@pytest.mark.integration  # a fresh interpreter
+def test_a_board_is_a_picture_after_any_import_of_hiveai_and_loads_the_pictures_at_the_first():
+    code = ("import sys; from hiveai.rules.board import Board; b = Board('Base'); "
+            "print('hiveai.svg' in sys.modules, b._repr_svg_()[:4], 'hiveai.svg' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "<svg", "True"], out.stderr
 
 
 def arrow_of(root, move: str):

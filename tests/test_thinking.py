@@ -1,4 +1,4 @@
-"""hiveai.think, Limit and the score types (hiveai.player.thinking, hiveai.search.limit, hiveai.search.score)."""
+"""hiveai.think, Limit, StopHandle and the score types (hiveai.player, hiveai.search.timeman, hiveai.search.score)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 
 from hiveai.rules.board import Board
 from hiveai.rules.bug import BLACK, WHITE
-from hiveai.search.limit import Limit
-from hiveai.search.score import WIN, Cp, PovScore, Score, Win
+from hiveai.player import Engine, think
+from hiveai.search.score import WIN, Cp, PovScore, Score, Win, int_score
 from hiveai.search.searcher import Searcher
-from hiveai.player.thinking import StopHandle, think
+from hiveai.search.timeman import Limit, StopHandle
 
 # Black to move wins at once (found by seeded random play): the search must say
 # Win(1) from Black's side and Win(-1) from White's.
@@ -40,7 +40,8 @@ def test_evaluations_are_cp_and_views_flip():
     result = think(Board("Base"), Limit(depth=2))
     assert isinstance(result.score.relative, Cp) and result.score.turn == WHITE
     assert result.score.white() == result.score.relative == -result.score.black()
-    assert result.score.relative.to_int() == result.search.score
+    raw = Searcher(tt_mb=16).search(Board("Base"), Limit(depth=2))
+    assert result.score == raw.score and int_score(result.score) == result.score.relative.to_int()
 
 
 def test_score_round_trip_and_order():
@@ -89,9 +90,10 @@ def test_stop_handle_from_another_thread():
     assert result.depth < 30
 
 
-def test_multipv_and_a_kept_searcher():
-    searcher = Searcher(tt_mb=4)
+def test_multipv_and_a_kept_engine():
+    engine = Engine(hash_mb=4)
     board = Board("Base+MLP")
-    result = think(board, Limit(depth=2), multipv=3, searcher=searcher)
+    result = think(board, Limit(depth=2), multipv=3, engine=engine)
+    assert engine.searcher is not None and engine.searcher.tt_mb == 4
     assert len(result.lines) == 3 and result.lines[0].move == result.move
     assert result.lines[0].score.relative >= result.lines[1].score.relative >= result.lines[2].score.relative

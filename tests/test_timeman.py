@@ -1,4 +1,4 @@
-"""TimeSpan parsing and formatting and the time budget rule (hiveai.search.timeman), in-process."""
+"""TimeSpan parsing and formatting, the stop handle and the time budget rule (hiveai.search.timeman), in-process."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ from hiveai.search.timeman import (
     REPLY_MARGIN,
     TICKS_PER_SECOND,
     TIME_USAGE,
-    StopFlag,
-    depth_limits,
+    Budget,
+    Limit,
+    StopHandle,
     format_timespan,
-    infinite_limits,
     parse_timespan,
-    time_limits,
 )
+
+
+def time_limits(seconds, stop, start=None, **kw):
+    return Budget.of(Limit(time=seconds), stop, start, **kw)
 
 
 @pytest.mark.parametrize("text, seconds", [
@@ -46,31 +49,39 @@ def test_format_timespan_writes_what_parse_timespan_reads(seconds, text):
 
 
 def test_time_limits_rule():
-    stop = StopFlag()
+    stop = StopHandle()
     lim = time_limits(10.0, stop, start=100.0)
     assert lim.soft == pytest.approx(100.0 + TIME_USAGE * 10.0)  # no new iteration after TIME_USAGE * T
     assert lim.hard == pytest.approx(100.0 + 10.0 - REPLY_MARGIN)  # hard stop at T less the reply margin
     assert lim.soft < lim.hard
     tiny = time_limits(0.1, stop, start=0.0)
     assert tiny.soft <= tiny.hard <= 0.1 - REPLY_MARGIN
-    # TimeUsage 1.0 used to make the hard deadline T itself: the margin must always apply.
+    # TimeUsage 1.0 must not make the hard deadline T itself: the reply margin always applies.
     full = time_limits(1.0, stop, start=0.0, usage=1.0, margin=0.05)
     assert full.hard == pytest.approx(0.95) and full.soft == pytest.approx(0.95)
     assert time_limits(0.01, stop, start=0.0, margin=0.05).hard == 0.0
 
 
 def test_zero_budget_is_already_out_of_time():
-    lim = time_limits(0.0, StopFlag())
+    lim = time_limits(0.0, StopHandle())
     assert lim.out_of_time() and lim.stopped()
 
 
-def test_stop_flag_and_untimed_limits():
-    stop = StopFlag()
-    for lim in (depth_limits(3, stop), infinite_limits(stop)):
+def test_stop_handle_and_untimed_limits():
+    stop = StopHandle()
+    for lim in (Budget.of(Limit(depth=3), stop), Budget.of(Limit(), stop)):
         assert not lim.out_of_time()
-    stop.set()
-    assert depth_limits(3, stop).stopped() and infinite_limits(stop).out_of_time()
+    assert Budget.of(Limit(), stop).infinite and not Budget.of(Limit(nodes=5), stop).infinite
+    stop.stop()
+    assert Budget.of(Limit(depth=3), stop).stopped() and Budget.of(Limit(), stop).out_of_time()
     stop.clear()
     lim = time_limits(60.0, stop)
     assert not lim.out_of_time()
     assert time_limits(0.5, stop, start=time.monotonic() - 1).stopped()
+
+
+def test_a_ponder_hit_takes_over_the_deadlines_and_the_stop():
+    pondering, bestmove = Budget.of(Limit(), StopHandle()), time_limits(5.0, StopHandle(), start=10.0)
+    pondering.take_over(bestmove)
+    assert not pondering.infinite and (pondering.soft, pondering.hard) == (bestmove.soft, bestmove.hard)
+    assert pondering.stop is bestmove.stop

@@ -27,8 +27,9 @@ from hiveai.backend import make_backend
 from hiveai.rules.board import Board
 from hiveai.rules.bug import N_PIECES, PIECE_NAMES
 from hiveai.cli import TournamentCommand, parse_sprt
-from hiveai.gamerecord import read_game
+from hiveai.records import read_game
 from hiveai.rules.hex_grid import hive_coordinates
+from hiveai.rules.outcome import Termination
 from hiveai.rules.position import POS, TOP
 from hiveai.tournament import referee
 from hiveai.tournament.layout import CONFIG_FILE, GAMES_FILE, REPORT_FILE, STANDINGS_FILE, pgn_path, replay_path
@@ -286,6 +287,7 @@ def test_ray_backend_streams_results_and_owns_only_the_instance_it_starts(monkey
 # --- refereeing -------------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_each_misbehaviour_forfeits_its_game_with_its_reason():
     """One game each, a fake against a fake that misbehaves: the referee's forfeits and their
     details, and a false result flagged while the game goes on. (The whole tournament of this,
@@ -294,12 +296,12 @@ def test_each_misbehaviour_forfeits_its_game_with_its_reason():
     # name -> (flags, go, reason, words of the detail); "slow" sleeps 0.75 s, so it always answers past the
     # 0.5 s budget's tolerance (0.5 s * 1.1 + 0.1 s = 0.65 s), and 0.75 s before its hang time (1.5 s).
     misbehaving = {
-        "crash": (("--crash-at", "5"), "depth 1", referee.CRASH, "exited with code 3 during 'bestmove depth 1'"),
-        "illegal": (("--illegal-at", "3"), "depth 1", referee.ILLEGAL_MOVE, "pass"),
-        "garbage": (("--garbage-at", "4"), "depth 1", referee.GARBAGE, "bestmove"),
-        "erring": (("--err-at", "3"), "depth 1", referee.ENGINE_ERROR,
+        "crash": (("--crash-at", "5"), "depth 1", Termination.CRASH, "exited with code 3 during 'bestmove depth 1'"),
+        "illegal": (("--illegal-at", "3"), "depth 1", Termination.ILLEGAL_MOVE, "pass"),
+        "garbage": (("--garbage-at", "4"), "depth 1", Termination.UNPARSEABLE_OUTPUT, "bestmove"),
+        "erring": (("--err-at", "3"), "depth 1", Termination.ENGINE_ERROR,
                    "answered 'err Something went wrong in the engine.'"),
-        "slow": (("--slow", "0.75"), "time 00:00:00.5", referee.TIME_FORFEIT, "for a 0.5 s move"),
+        "slow": (("--slow", "0.75"), "time 00:00:00.5", Termination.TIME_FORFEIT, "for a 0.5 s move"),
     }
     rules = referee.Rules(max_plies=20)
     tasks = [game_task(fake_spec("ok"), fake_spec(name, *flags, go=go), rules, f"g{i:05d}")
@@ -324,16 +326,17 @@ def test_each_misbehaviour_forfeits_its_game_with_its_reason():
 # The whole gauntlet: hiveai in 14 games (about a minute of a 2-core machine). The fast suite checks each
 # forfeit and the false-result flag in test_each_misbehaviour_forfeits_its_game_with_its_reason, and a
 # tournament's records, report and standings in test_resume_refuses_a_different_tournament_....
+@pytest.mark.integration
 @pytest.mark.slow
 def test_every_forfeit_is_recorded_with_its_reason(tmp_path):
     """hiveai against engines that misbehave in every way the referee must catch."""
     engines = {
-        "crash": (fake("--crash-at", "12"), referee.CRASH),
-        "illegal": (fake("--illegal-at", "9"), referee.ILLEGAL_MOVE),
-        "hang": (fake("--hang-at", "8"), referee.HANG),
-        "garbage": (fake("--garbage-at", "10"), referee.GARBAGE),
-        "slow": (fake("--slow", "1.0"), referee.TIME_FORFEIT),
-        "erring": (fake("--err-at", "6"), referee.ENGINE_ERROR),
+        "crash": (fake("--crash-at", "12"), Termination.CRASH),
+        "illegal": (fake("--illegal-at", "9"), Termination.ILLEGAL_MOVE),
+        "hang": (fake("--hang-at", "8"), Termination.HANG),
+        "garbage": (fake("--garbage-at", "10"), Termination.UNPARSEABLE_OUTPUT),
+        "slow": (fake("--slow", "1.0"), Termination.TIME_FORFEIT),
+        "erring": (fake("--err-at", "6"), Termination.ENGINE_ERROR),
     }
     # Timed moves for the two clock tests: "hang" hangs after 1 s + 1 s; "slow" answers after 1.0 s, past
     # 0.5 s * 1.1 + 0.1 s but before its hang time (1.5 s). Everyone else has the default depth-mode
@@ -377,12 +380,14 @@ def test_every_forfeit_is_recorded_with_its_reason(tmp_path):
     assert "hiveai" in standings.splitlines()[2]  # ranked first
 
 
+@pytest.mark.integration
 def test_an_engine_that_cannot_start_stops_the_tournament_early(tmp_path):
     cfg = config(["a=" + fake(), "b=/nonexistent/engine --flag"])
     with pytest.raises(TournamentError, match=r"engine b \(/nonexistent/engine --flag\) cannot play: crash"):
         play(cfg, tmp_path / "t")
 
 
+@pytest.mark.integration
 def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
     """An engine that hangs at start-up or rejects an option loses, and its process is gone:
     killed and reaped at once, so it cannot spin on a core for the rest of the tournament."""
@@ -396,18 +401,19 @@ def test_engines_that_fail_to_start_are_killed_and_reaped(tmp_path):
         # within a short set-up time (it writes its pid before anything else).
         referee.play_game(game_task(ok, ok2, referee.Rules(max_plies=2)))
         hung = referee.play_game(game_task(ok, mute, referee.Rules(max_plies=2, banner_timeout=2.0)))
-        assert (hung["forfeit"], hung["reason"], hung["winner"]) == ("mute", referee.HANG, "ok")
+        assert (hung["forfeit"], hung["reason"], hung["winner"]) == ("mute", Termination.HANG, "ok")
         assert hung["detail"] == "no start-up banner (its 'id' line and 'ok') within 2.0 s"
         rejected = referee.play_game(game_task(picky, ok2, referee.Rules(max_plies=2)))
-        assert (rejected["forfeit"], rejected["reason"], rejected["winner"]) == ("picky", referee.ENGINE_ERROR, "ok2")
+        assert (rejected["forfeit"], rejected["reason"], rejected["winner"]) == ("picky", Termination.ENGINE_ERROR, "ok2")
         assert rejected["detail"] == "option Style=sharp rejected: err Unknown option Style"
-        assert len(pids.read_text().split()) == 4
-        assert sorted(running(pids)) == sorted(e.proc.pid for e in referee.pooled_engines().values())  # ok, ok2
+        started = [int(pid) for pid in pids.read_text().split()]  # ok, ok2, mute, picky: in start order
+        assert len(started) == 4 and running(pids) == started[:2]  # only the good engines, kept for more games
     finally:
         referee.close_all()
     assert wait_gone(pids) == []
 
 
+@pytest.mark.integration
 def test_a_tournament_with_a_mute_engine_stops_at_the_banner_timeout_and_leaves_no_process(tmp_path):
     """The check before the games awaits a banner for the banner timeout only (the long wait
     for a cold numba cache is for newgame and the first bestmove): the message names the
@@ -427,6 +433,7 @@ def test_a_tournament_with_a_mute_engine_stops_at_the_banner_timeout_and_leaves_
     assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
 
 
+@pytest.mark.integration
 def test_the_tournament_command_takes_the_banner_timeout(tmp_path):
     """The same through the command line (--banner-timeout), as the user meets it."""
     pids = tmp_path / "pids"
@@ -441,6 +448,7 @@ def test_the_tournament_command_takes_the_banner_timeout(tmp_path):
     assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
 
 
+@pytest.mark.integration
 def test_the_check_says_what_it_waits_for_when_a_first_move_is_slow(monkeypatch):
     """newgame and the first bestmove of the check may take a cold compile's time: after
     SLOW_NOTICE seconds the check says what it waits for (here after 0.1 s, for an engine
@@ -457,6 +465,7 @@ def test_the_check_says_what_it_waits_for_when_a_first_move_is_slow(monkeypatch)
     assert waits[-1] == expected and waits[:-1] in ([], [expected.replace("bestmove depth 1", "newgame Base")])
 
 
+@pytest.mark.integration
 def test_the_hang_timeout_applies_to_every_answer_in_a_game(tmp_path):
     """An engine that never answers options, newgame or play loses as hung after the hang
     timeout (play and pass: at most COMMAND_TIMEOUT), and its process is gone."""
@@ -473,16 +482,17 @@ def test_the_hang_timeout_applies_to_every_answer_in_a_game(tmp_path):
         # thread's pool, as between the games of a tournament. Then every answer has one second.
         one_ply = ScheduledGame("g00000", 0, 0, ("ok", "h2"), "ok", "h2", "Base+MLP;InProgress;Black[1];wS1")
         warm = referee.play_game(referee.GameTask(one_ply, ok, hangs["play"], referee.Rules(max_plies=1)))
-        assert (warm["reason"], warm["forfeit"]) == (referee.MAX_PLIES_REACHED, None), warm["detail"]
+        assert (warm["reason"], warm["forfeit"]) == (Termination.MAX_PLIES, None), warm["detail"]
         for i, (command, spec) in enumerate(hangs.items(), 1):
             r = referee.play_game(game_task(ok, spec, rules, f"g{i:05d}"))
-            assert (r["forfeit"], r["reason"]) == (spec.name, referee.HANG), r["detail"]
+            assert (r["forfeit"], r["reason"]) == (spec.name, Termination.HANG), r["detail"]
             assert r["detail"].startswith(f"no 'ok' within 1.0 s of '{command} "), r["detail"]
     finally:
         referee.close_all()
     assert len(pids.read_text().split()) == 4 and wait_gone(pids) == []
 
 
+@pytest.mark.integration
 def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path):
     """A true claim (the position did occur three times) ends the game as a draw, even with
     repetition adjudication off; a false one is flagged once and the game goes on."""
@@ -493,7 +503,7 @@ def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path)
     with make_backend(concurrency=2) as backend:
         records = {r["id"]: r for r in backend.imap_unordered(referee.play_game, tasks)}
     true, false = records["g00000"], records["g00001"]
-    assert (true["result"], true["reason"], true["forfeit"]) == ("Draw", referee.ENGINE_DRAW, None)
+    assert (true["result"], true["reason"], true["forfeit"]) == ("Draw", Termination.ENGINE_DRAW, None)
     board = Board.from_game_string(true["game_string"])
     history = [board.zobrist]
     while board.ply > 0:  # the final position really occurred three times
@@ -502,12 +512,12 @@ def test_draw_claims_are_checked_against_the_referees_repetition_count(tmp_path)
     assert history.count(history[0]) == 3
     assert true["flags"] == [f"claimer declared a draw after ply {true['plies']}; honoured: the position occurred "
                              "3 times"]
-    assert false["reason"] != referee.ENGINE_DRAW and false["plies"] > 6
+    assert false["reason"] != Termination.ENGINE_DRAW and false["plies"] > 6
     assert false["flags"] == ["liar declared a draw after ply 6; rejected: the position occurred 1 time, "
                               "the game goes on"]
     # The standings count the honoured claim among the game ends and only the rejected one as a flag.
     notes = standings_notes([true, false], ["claimer", "shuffler", "liar", "other"])
-    assert f"{referee.ENGINE_DRAW} 1" in notes[1]
+    assert f"{Termination.ENGINE_DRAW} 1" in notes[1]
     assert "Games with flags (an engine declared a result the referee did not see): 1" in notes
 
 
@@ -520,6 +530,7 @@ def _nothing_written(out: Path) -> bool:
     return not any((out / name).exists() for name in (STANDINGS_FILE, GAMES_FILE, CONFIG_FILE))
 
 
+@pytest.mark.integration
 def test_an_engine_that_rejects_fractional_times_stops_the_tournament_before_any_game(tmp_path):
     cfg = config(["a=" + fake(), "nk=" + fake("--whole-seconds")], time=0.3, depth=None)
     out = tmp_path / "t"
@@ -536,6 +547,7 @@ def test_an_engine_that_rejects_fractional_times_stops_the_tournament_before_any
     assert len(records) == 2 and all(r["forfeit"] is None for r in records)
 
 
+@pytest.mark.integration
 def test_an_engine_that_rejects_an_option_stops_the_tournament_before_any_game(tmp_path):
     cfg = config(["a=" + fake(), "picky=" + fake("--no-options")], options=["picky:Style=sharp"])
     out = tmp_path / "t"
@@ -545,6 +557,7 @@ def test_an_engine_that_rejects_an_option_stops_the_tournament_before_any_game(t
     assert _nothing_written(out)
 
 
+@pytest.mark.integration
 def test_a_first_game_lost_to_the_set_up_stops_the_tournament(tmp_path, monkeypatch):
     """Without the check before the games (as on a Ray cluster, whose engines are not
     started beforehand), the first game lost to a rejected limit stops the run unrecorded."""
@@ -563,6 +576,7 @@ def test_a_first_game_lost_to_the_set_up_stops_the_tournament(tmp_path, monkeypa
 
 # The same rejection through run() is the fast test_an_engine_that_rejects_fractional_times_...; the
 # command's non-zero exit with its message, test_the_tournament_command_takes_the_banner_timeout.
+@pytest.mark.integration
 @pytest.mark.slow
 def test_the_tournament_command_exits_non_zero_naming_the_rejected_command(tmp_path):
     out = tmp_path / "t"
@@ -578,6 +592,7 @@ def test_the_tournament_command_exits_non_zero_naming_the_rejected_command(tmp_p
 # --- records and resume -------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_path):
     out = tmp_path / "t"
     cfg = config(["a=" + fake(), "b=" + fake("--first")], games=2, max_plies=20)
@@ -620,6 +635,7 @@ def test_resume_refuses_a_different_tournament_and_reads_records_strictly(tmp_pa
         play(cfg, out, resume=True)
 
 
+@pytest.mark.integration
 def test_a_second_run_on_the_same_out_stops_before_playing(tmp_path):
     """Two runs on one --out would both append the same scheduled games: the second is refused at once."""
     from hiveai.durable import DirectoryLock
@@ -700,6 +716,7 @@ def _cli(out: Path, *extra: str) -> subprocess.Popen:
                             start_new_session=True, cwd=REPO)
 
 
+@pytest.mark.integration
 @pytest.mark.slow  # 24 games of hiveai in subprocesses; resume itself is tested above
 def test_killed_and_resumed_equals_uninterrupted(tmp_path):
     """SIGKILL (runner and engines) midway, --resume: every game once, same standings."""
@@ -770,13 +787,14 @@ def test_an_engine_that_hangs_at_start_up_on_a_ray_worker_is_reaped(tmp_path, ra
                      fake_spec("mute", "--hang-at-start", "--pid-file", str(pids)), rules)
     with make_backend(cluster="ray") as backend:
         [record] = backend.imap_unordered(referee.play_game, [task])
-    assert (record["forfeit"], record["reason"]) == ("mute", referee.HANG)
+    assert (record["forfeit"], record["reason"]) == ("mute", Termination.HANG)
     assert len(pids.read_text().split()) == 2 and wait_gone(pids) == []
 
 
 # --- SPRT ---------------------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
     # Deterministic and identical: each pair is one result for each colour (a win and a loss, or two
     # draws), so every pair is in the pentanomial's middle bucket and the score is exactly 50 %. The
@@ -800,6 +818,7 @@ def test_sprt_of_an_engine_against_itself_accepts_h0(tmp_path):
 
 # Up to 60 games of hiveai. The runner's stop at an SPRT decision is the fast
 # test_sprt_of_an_engine_against_itself_accepts_h0; H1's maths, test_stats.py.
+@pytest.mark.integration
 @pytest.mark.slow
 def test_sprt_against_a_much_weaker_engine_accepts_h1(tmp_path):
     cfg = config([f"hiveai={HIVEAI}", "weak=" + fake("--first")], games=60, sprt=[0, 100, 0.05, 0.05],
@@ -809,6 +828,7 @@ def test_sprt_against_a_much_weaker_engine_accepts_h1(tmp_path):
     assert len(records) < 60
 
 
+@pytest.mark.integration
 @pytest.mark.slow  # up to 200 games of real search; the SPRT's maths is in test_stats.py
 def test_sprt_depth_3_against_depth_1_accepts_h1(tmp_path):
     cfg = config([f"d3={HIVEAI}", f"d1={HIVEAI}"], go=["d3:depth 3", "d1:depth 1"], depth=None, games=200,
@@ -818,6 +838,7 @@ def test_sprt_depth_3_against_depth_1_accepts_h1(tmp_path):
     assert len(records) < 200
 
 
+@pytest.mark.integration
 def test_hiveai_engines_get_one_thread_unless_the_user_says_otherwise():
     spec = parse_engine(f"h={HIVEAI}")
     banner = ["id hiveai v1.0", "Mosquito;Ladybug;Pillbug"]

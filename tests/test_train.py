@@ -1,6 +1,7 @@
-"""``hiveai train`` (hiveai.training.train): the pipeline end to end on a tiny run, a fit
-whose answer is known, resuming and the folder lock. Needs the [train] extra
-(scikit-learn), which CI installs."""
+"""``hiveai train`` (hiveai.training.train): the pipeline end to end on tiny runs (a network
+and the linear weights), labels from the evaluation of ``--eval-file``, resuming after a kill,
+generations and their matches, and a fit whose answer is known. The network's fit needs the
+[train] extra (scikit-learn), which CI installs."""
 
 from __future__ import annotations
 
@@ -9,48 +10,197 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("sklearn")
-
-from hiveai.training import train as train_module  # noqa: E402
-from hiveai.durable import DirectoryLock, LockedError  # noqa: E402
-from hiveai.evaluation.features import N_FEATURES  # noqa: E402
-from hiveai.evaluation.network import read_network  # noqa: E402
-from hiveai.training.train import (  # noqa: E402
-    LABELS_FILE,
+from hiveai.durable import DirectoryLock, LockedError, append_gzip_lines, read_json_lines, rewrite_gzip_lines
+from hiveai.evaluation.features import N_FEATURES
+from hiveai.evaluation.linear import WEIGHT_NAMES, read_weights_file
+from hiveai.evaluation.network import Network, read_network, write_network
+from hiveai.player import Engine
+from hiveai.rules.board import Board
+from hiveai.search.score import int_score
+from hiveai.search.timeman import Limit
+from hiveai.training import train as train_module
+from hiveai.training.dataset import read_dataset, read_shard, shard_paths
+from hiveai.training.train import (
+    GENERATIONS_FILE,
     NETWORK_FILE,
     REPORT_FILE,
+    WEIGHTS_FILE,
     Dataset,
-    fit,
+    load_evaluation,
+    match_seed,
+    network_id,
+    read_generations,
+    record_match,
     sampled_plies,
     train,
 )
-from hiveai.training.tune import GAMES_FILE, load_games  # noqa: E402
+from hiveai.training.tune import GAMES_FILE, load_games
 
 TINY = dict(selfplay_depth=1, label_depth=1, sample_every=4, hidden=(8,))
+# Labelling names the engine by its git commit (a git process): every test here may start one.
+pytestmark = pytest.mark.integration
+
+needs_sklearn = pytest.mark.skipif(not __import__("importlib").util.find_spec("sklearn"),
+                                   reason="the network's fit needs scikit-learn (the [train] extra)")
 
 
+@needs_sklearn
 def test_a_tiny_run_end_to_end(tmp_path):
     said = []
-    report = train(tmp_path, ["Base"], 4, say=said.append, **TINY)
+    result = train(tmp_path, ["Base"], 4, say=said.append, command="hiveai train --games 4", **TINY)
+    report = result.report
     games = load_games(tmp_path / GAMES_FILE)
-    labels = load_games(tmp_path / LABELS_FILE, required=("id", "labels"))
-    assert len(games) == len(labels) == 4
+    labelled, _ = read_dataset([tmp_path / "data"])
+    assert len(games) == len(labelled) == 4
     by_id = {g["id"]: g for g in games}
-    for rec in labels:
-        plies = [ply for ply, _ in rec["labels"]]
-        assert set(plies) <= set(sampled_plies(len(by_id[rec["id"]]["moves"]), 4))
+    for g in labelled:
+        assert g.moves == by_id[g.game]["moves"] and g.depth == 1 and g.eval == load_evaluation(None).id_for("Base")
+        assert {ply for ply, _, _ in g.positions} <= set(sampled_plies(len(g.moves), 4))
+        assert all(nodes > 0 for _, _, nodes in g.positions)
     net = read_network(tmp_path / NETWORK_FILE)
     # 8 hidden units and the two that carry the linear part (train._with_linear_skip).
-    assert net.shapes == [(8 + 2, N_FEATURES), (1, 8 + 2)] and net.meta["games"] == 4
+    assert net.shapes == [(8 + 2, N_FEATURES), (1, 8 + 2)] and net.meta["command"] == "hiveai train --games 4"
     fitted = json.loads((tmp_path / REPORT_FILE).read_text())
     assert fitted["holdout_positions"] == report.holdout_positions > 0
-    assert report.train_positions + report.holdout_positions == sum(len(r["labels"]) for r in labels)
-    assert any("variance explained" in line for line in said)
+    assert report.train_positions + report.holdout_positions == sum(len(g.positions) for g in labelled)
+    (gen,) = read_generations(tmp_path / "data")
+    assert gen["id"] == network_id(net) and gen["kind"] == "network" and gen["matches"] == []
+    assert gen["fit"]["network_r2"] == report.network_r2 and gen["games"] == {"train": 2, "held": 2}
+    command = gen["match"]["Base"]["command"]
+    assert f"--seed {match_seed(gen['id'])} " in command and f"new:EvalFile={tmp_path / NETWORK_FILE}" in command
+    assert command in said[-2] and "variance explained" in " ".join(said)
+    # The same command again: nothing played or labelled, the same network, recorded once.
+    said.clear()
+    again = train(tmp_path, ["Base"], 4, say=said.append, command="hiveai train --games 4", **TINY)
+    assert not any(line.startswith(("Self-play", "Labels")) for line in said)
+    assert network_id(read_network(tmp_path / NETWORK_FILE)) == gen["id"] == again.generation["id"]
+    assert len(read_json_lines(tmp_path / "data" / GENERATIONS_FILE)) == 1
 
 
+@needs_sklearn
+def test_an_interrupted_run_resumes_without_losing_or_repeating_a_label(tmp_path, monkeypatch):
+    train(tmp_path, ["Base"], 4, **TINY)
+    games_before = (tmp_path / GAMES_FILE).read_text()
+    (shard,) = shard_paths(tmp_path / "data")
+    kept = [g for _, g in read_shard(shard)]
+    # A kill while the third game's labels were being appended: two games whole, a cut member.
+    rewrite_gzip_lines(shard, [g.to_json() for g in kept[:2]])
+    append_gzip_lines(shard, [kept[2].to_json()])
+    shard.write_bytes(shard.read_bytes()[:-15])
+    labelled = []
+    real = train_module.label_game
+    monkeypatch.setattr(train_module, "label_game", lambda task: labelled.append(task.game) or real(task))
+    train(tmp_path, ["Base"], 4, **TINY)
+    assert (tmp_path / GAMES_FILE).read_text() == games_before  # no game played again
+    assert sorted(labelled) == sorted(g.game for g in kept[2:])  # only the two unlabelled games
+    after = [g for _, g in read_shard(shard)]
+    assert sorted(g.key for g in after) == sorted(g.key for g in kept)  # each once, as labelled before
+    assert {g.key: g.positions for g in after} == {g.key: g.positions for g in kept}
+
+
+def test_eval_file_labels_come_from_that_networks_search(tmp_path):
+    """Self-play and labels with a network file: every label is what that network's search
+    scores, not the default evaluation's, and the records name the network."""
+    rng = np.random.default_rng(5)
+    net = Network([rng.normal(scale=0.05, size=(6, N_FEATURES)), rng.normal(scale=0.3, size=(1, 6))],
+                  [np.zeros(6), np.zeros(1)], scale=1000.0)
+    path = tmp_path / "gen.hnn"
+    write_network(path, net)
+    store = tmp_path / "data"
+    with pytest.raises(ValueError, match="holds no game"):  # --games 0 on an empty dataset: nothing to fit
+        train(tmp_path / "out0", ["Base"], 0, data=store, eval_file=path, fit_kind="linear", **TINY)
+    train(tmp_path / "out", ["Base"], 2, data=store, eval_file=path, fit_kind="linear",
+          **dict(TINY, label_depth=2))
+    games, _ = read_dataset([store])
+    assert len(games) == 2 and all(g.eval == network_id(net) for g in games)
+    assert all(g.run.startswith(f"selfplay/{network_id(net)}/d1/") for g in games)
+    with_file, default = Engine(hash_mb=16, use_book=False, eval_file=path), Engine(hash_mb=16, use_book=False)
+    differ = 0
+    for g in games:
+        board = Board("Base")
+        at = {ply: score for ply, score, _ in g.positions}
+        assert at
+        for ply, move in enumerate(g.moves):
+            if ply in at:
+                with_file.new_game()
+                assert int_score(with_file.analyse(board, Limit(depth=2)).score) == at[ply]
+                default.new_game()
+                differ += int_score(default.analyse(board, Limit(depth=2)).score) != at[ply]
+            board.push(move)
+    assert differ > 0  # the default evaluation would have given other labels
+
+
+def test_a_linear_fit_writes_weights_headed_by_the_command(tmp_path):
+    said = []
+    result = train(tmp_path, ["Base"], 6, fit_kind="linear", command="hiveai train --fit linear --games 6",
+                   say=said.append, **TINY)
+    text = (tmp_path / WEIGHTS_FILE).read_text()
+    assert "# [Base]: hiveai train --fit linear --games 6\n" in text
+    assert text.index("# [Base]: hiveai train") < text.index("\n[Base]\n")
+    sets = read_weights_file(tmp_path / WEIGHTS_FILE)
+    (fitted,) = result.linear
+    assert np.array_equal(sets["Base"], fitted.weights) and fitted.k > 0
+    tempo = WEIGHT_NAMES.index("tempo")  # frozen by default
+    assert fitted.weights[tempo] == load_evaluation(None).start_weights()["Base"][tempo] and "tempo" not in fitted.changed
+    (gen,) = read_generations(tmp_path / "data")
+    assert gen["kind"] == "linear" and gen["fit"]["Base"]["positions"] == fitted.positions
+    assert f"new:EvalFile={tmp_path / WEIGHTS_FILE}" in gen["match"]["Base"]["command"]
+
+
+def _fake_match(folder, seed: int, results: list[str], games: int = 100) -> None:
+    """A tournament folder as `hiveai tournament` leaves it: its configuration and game records."""
+    folder.mkdir()
+    config = {"engines": [{"name": "new"}, {"name": "old"}], "game_type": "Base", "games": games,
+              "opening_source": f"4 random plies for each of {games // 2} game pairs (seed {seed})"}
+    (folder / "tournament.json").write_text(json.dumps(config))
+    lines = []
+    for i, result in enumerate(results):
+        white, black = ("new", "old") if i % 2 == 0 else ("old", "new")
+        lines.append(json.dumps({"id": f"g{i:05d}", "white": white, "black": black, "pairing": ["new", "old"],
+                                 "pair": i // 2, "result": result}))
+    (folder / "games.jsonl").write_text("".join(line + "\n" for line in lines))
+
+
+def test_a_generations_match_is_checked_against_its_declaration_and_decides_it(tmp_path):
+    store = tmp_path / "data"
+    store.mkdir()
+    gen = {"event": "fitted", "id": "linear:00000000abcd", "kind": "linear", "game_types": ["Base"],
+           "match": {"Base": {"command": "hiveai tournament ...", "keep_rule": "..."}}}
+    (store / GENERATIONS_FILE).write_text(json.dumps(gen) + "\n")
+    seed = match_seed(gen["id"])
+    # new wins every game it plays as White and draws as Black: 75 %.
+    _fake_match(tmp_path / "wrong-seed", seed + 1, ["WhiteWins", "Draw"] * 50)
+    with pytest.raises(ValueError, match=rf"not the declared match .*not seed {seed}"):
+        record_match(store, "linear:0000", tmp_path / "wrong-seed")
+    _fake_match(tmp_path / "half", seed, ["WhiteWins", "Draw"] * 20)
+    with pytest.raises(ValueError, match="40 of 100 games played"):
+        record_match(store, "linear:0000", tmp_path / "half")
+    _fake_match(tmp_path / "m", seed, ["WhiteWins", "Draw"] * 50)
+    line = record_match(store, "linear:0000", tmp_path / "m")
+    assert (line["wins"], line["draws"], line["losses"], line["score"]) == (50, 50, 0, 0.75)
+    assert line["kept"] and line["elo95"][0] > 0
+    (back,) = read_generations(store)
+    assert back["matches"] == [line]
+    _fake_match(tmp_path / "lost", seed, ["BlackWins", "WhiteWins"] * 50)  # new loses every game
+    assert not record_match(store, "linear:0000", tmp_path / "lost")["kept"]
+
+
+def test_one_run_per_folder(tmp_path):
+    with DirectoryLock(tmp_path):
+        with pytest.raises(LockedError):
+            train(tmp_path, ["Base"], 2, **TINY)
+    assert not (tmp_path / GAMES_FILE).exists()
+    with DirectoryLock(tmp_path / "data"):  # the dataset is locked too: one writer at a time
+        with pytest.raises(LockedError):
+            train(tmp_path / "other", ["Base"], 2, data=tmp_path / "data", **TINY)
+
+
+@needs_sklearn
 @pytest.mark.slow  # half a minute of fitting on this 2-core machine: CI's slow step runs it
 def test_the_fit_finds_a_known_nonlinear_answer():
     """Targets a product of two features make: no linear model can explain them, a network can."""
+    from hiveai.training.train import fit
+
     rng = np.random.default_rng(3)
 
     def data(n):
@@ -67,26 +217,28 @@ def test_the_fit_finds_a_known_nonlinear_answer():
     assert np.mean((pred - held.scores / 2000) ** 2) < 0.2 * np.var(held.scores / 2000)
 
 
-def test_an_interrupted_run_resumes_without_losing_a_label(tmp_path, monkeypatch):
-    train(tmp_path, ["Base"], 4, **TINY)
-    games_before = (tmp_path / GAMES_FILE).read_text()
-    lines = (tmp_path / LABELS_FILE).read_text().splitlines(keepends=True)
-    # A kill while the third game's labels were being written: two whole lines and a cut one.
-    (tmp_path / LABELS_FILE).write_text("".join(lines[:2]) + lines[2][:10])
-    labelled = []
-    real = train_module.label_game
-    monkeypatch.setattr(train_module, "label_game", lambda task: labelled.append(task.id) or real(task))
-    train(tmp_path, ["Base"], 4, **TINY)
-    assert (tmp_path / GAMES_FILE).read_text() == games_before  # no game played again
-    kept = {json.loads(line)["id"] for line in lines[:2]}
-    assert len(labelled) == 2 and not kept & set(labelled)  # only the two unlabelled games
-    after = load_games(tmp_path / LABELS_FILE, required=("id", "labels"))
-    assert sorted(r["id"] for r in after) == sorted(json.loads(line)["id"] for line in lines)
-    assert (tmp_path / LABELS_FILE).read_text().startswith("".join(lines[:2]))
+def test_the_shipped_base_weights_are_what_their_recorded_command_makes_from_the_kept_data(tmp_path, monkeypatch):
+    """hiveai/evaluation/weights.ini names, above [Base], the product command that fitted it; run
+    on a copy of the repository's data/ it gives exactly the shipped section (and labels nothing)."""
+    import shlex
+    import shutil
+    from pathlib import Path
 
+    from click.testing import CliRunner
 
-def test_one_run_per_folder(tmp_path):
-    with DirectoryLock(tmp_path):
-        with pytest.raises(LockedError):
-            train(tmp_path, ["Base"], 2, **TINY)
-    assert not (tmp_path / GAMES_FILE).exists()
+    from hiveai.cli import main
+    from hiveai.evaluation.linear import SHIPPED_WEIGHTS_FILE, builtin_weights
+
+    repo = Path(__file__).resolve().parents[1]
+    if not (repo / "data").is_dir():
+        pytest.skip("the repository's data/ folder is not here")
+    (command,) = [line[len("# [Base]: "):] for line in SHIPPED_WEIGHTS_FILE.read_text().splitlines()
+                  if line.startswith("# [Base]: ")]
+    assert command.startswith("hiveai train --fit linear ") and "--data data " in command
+    shutil.copytree(repo / "data", tmp_path / "data", ignore=shutil.ignore_patterns(".lock", GENERATIONS_FILE))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, shlex.split(command)[1:])
+    assert result.exit_code == 0, result.output
+    assert "Self-play" not in result.output and "Labels" not in result.output
+    out = Path(shlex.split(command)[shlex.split(command).index("--out") + 1])
+    assert np.array_equal(read_weights_file(out / WEIGHTS_FILE)["Base"], builtin_weights()["Base"])

@@ -7,18 +7,19 @@ import os
 
 import numpy as np
 import pytest
+from tactics import crowd
 
 from hiveai.rules.board import Board
 from hiveai.evaluation.linear import (
     WEIGHT_NAMES,
     default_weights,
     evaluate,
-    queen_neighbours,
     read_weights_file,
     weights_for,
     write_weights_file,
 )
 from hiveai.rules.movegen import new_workspace
+from hiveai.rules.outcome import Termination
 from hiveai.training.tune import (
     GAMES_FILE,
     SelfPlayTask,
@@ -46,6 +47,9 @@ def test_a_selfplay_game_is_legal_and_reproducible():
         board.play(move)  # raises if illegal
     assert record["result"] == (board.state if board.is_game_over() else "Draw")
     assert len(record["moves"]) <= 60
+    ended = Termination(record["reason"])
+    assert ended == (board.outcome().termination if board.is_game_over() else
+                     Termination.REPETITION if board.is_repetition() else Termination.MAX_PLIES)
 
 
 def test_selfplay_resumes_without_replaying_or_losing_games(tmp_path):
@@ -110,7 +114,7 @@ def test_training_positions_are_quiet_positions_after_the_opening():
         for text in moves:
             board.play(text)
             b = board.position_array
-            calm = queen_neighbours(b, 0) < 5 and queen_neighbours(b, 1) < 5
+            calm = crowd(b, 0) < 5 and crowd(b, 1) < 5
             if board.ply >= 8 and not board.is_game_over() and calm:
                 s = int(evaluate(b, new_workspace(), default_weights()))
                 board_scores.append(s if board.ply % 2 == 0 else -s)
@@ -155,7 +159,7 @@ def test_the_fit_recovers_a_weight_from_results_it_generated():
 
 
 def test_a_fixed_k_fits_the_static_score_to_squashed_search_scores():
-    """Targets that are scores squashed with a known K (as tools/fit_weights_to_labels.py
+    """Targets that are scores squashed with a known K (as `hiveai train --fit linear`
     makes them from search labels): with K held fixed, the fit finds the weight that
     made the scores, on their scale, and reports that K."""
     games = _random_games("Base+MLP", 40, 24, seed=4)
@@ -218,7 +222,7 @@ def test_tune_writes_a_weights_file_that_loads(tmp_path):
 
 def test_a_searcher_uses_the_weights_of_the_board_game_type():
     from hiveai.search.searcher import Searcher
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.search.timeman import Limit
 
     heavy = default_weights()
     heavy[TEMPO] = 500
@@ -226,8 +230,8 @@ def test_a_searcher_uses_the_weights_of_the_board_game_type():
     for game_type, changed in (("Base", True), ("Base+MLP", False)):
         board = Board(game_type)
         board.play("wG1")
-        plain = Searcher(tt_mb=1, weights=default_weights()).search(board, depth_limits(1, StopFlag())).score
-        tuned = Searcher(tt_mb=1, weights=by_type).search(board, depth_limits(1, StopFlag())).score
+        plain = Searcher(tt_mb=1, weights=default_weights()).search(board, Limit(depth=1)).score
+        tuned = Searcher(tt_mb=1, weights=by_type).search(board, Limit(depth=1)).score
         assert (plain != tuned) == changed
 
 

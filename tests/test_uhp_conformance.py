@@ -22,7 +22,7 @@ from hive_oracle import CANONICAL_MOVE, Oracle, neighbours
 from uhp_client import COLD_TIMEOUT, MIDGAME, REPO, TIMEOUT, Engine
 
 from hiveai import __version__
-from hiveai.uhp.session import EOF_THINK_SECONDS
+from hiveai.uhp.interrupts import EOF_THINK_SECONDS
 
 DATA = Path(__file__).parent / "data"
 # Generous slack on top of a time budget in the timing tests: this is a noisy
@@ -85,6 +85,7 @@ def test_01_banner_is_immediate(fresh_engine):
     assert elapsed < BANNER_SECONDS, f"banner took {elapsed:.2f} s"
 
 
+@pytest.mark.integration
 def test_01_banner_before_numba():
     """The modules that print the banner do not import numba or the board."""
     code = "import sys, hiveai.cli, hiveai.uhp.server; print(sorted({'numba', 'hiveai.rules.board'} & set(sys.modules)))"
@@ -92,7 +93,8 @@ def test_01_banner_before_numba():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # compiles every kernel (about 100 s)
+@pytest.mark.timing
 def test_01_cold_cache(fresh_engine, tmp_path):
     """With an empty numba cache the banner is still immediate; compiling
     happens after it, and the engine then answers normally."""
@@ -721,7 +723,7 @@ class _InputEndingDuringBareSearch:
             return self.lines.pop(0)
         if not self.early:
             deadline = time.monotonic() + 30
-            while not self.server.session.searching_infinite and time.monotonic() < deadline:
+            while not self.server.interrupts.searching_infinite and time.monotonic() < deadline:
                 time.sleep(0.001)
         return ""
 
@@ -739,7 +741,7 @@ def bare_search_ending_at_eof(early: bool) -> tuple[float, list[str]]:
     lines = [f"newgame {MIDGAME}\n", "options set UseBook False\n", "options set ReportIntermediateBestMoves True\n",
              "bestmove\n"]
     if early:  # the reader sees the end of input before the main thread reads the command
-        server.session.input_closed = True
+        server.interrupts.input_ended()
     start = time.monotonic()
     assert server.serve(_InputEndingDuringBareSearch(server, lines, early)) == 0
     elapsed = time.monotonic() - start

@@ -10,11 +10,11 @@ import time
 
 from uhp_client import Engine
 
-from hiveai.player.options import DEFAULT_TT_MB, MIN_TT_MB
+from hiveai.player import DEFAULT_TT_MB, MIN_TT_MB
 from hiveai.search.timeman import REPLY_MARGIN, TIME_USAGE
 
 UHP_SPEC = "https://github.com/jonthysell/Mzinga/wiki/UniversalHiveProtocol"
-TIME_MARGIN_MS = round(REPLY_MARGIN * 1000)  # TimeMarginMs's default (hiveai/player/options.py)
+TIME_MARGIN_MS = round(REPLY_MARGIN * 1000)  # TimeMarginMs's default (hiveai/player/__init__.py)
 
 
 def stderr_after(engine: Engine, mark: int, text: str, timeout: float = 10.0) -> str:
@@ -46,7 +46,7 @@ def test_clamped_option_is_echoed_and_noted_on_stderr(engine):
     says so on stderr."""
     mark = len(engine.stderr_text())
     try:
-        # TimeUsage ranges over 0.1 to 1.0 (hiveai/player/options.py): 7 is set to the top.
+        # TimeUsage ranges over 0.1 to 1.0 (hiveai/player/__init__.py): 7 is set to the top.
         assert engine.cmd("options set TimeUsage 7") == [f"TimeUsage;double;1.0;{TIME_USAGE};0.1;1.0"]
         note = 'TimeUsage "7" is outside 0.1 to 1.0: set to 1.0.'
         assert note in stderr_after(engine, mark, note)
@@ -96,13 +96,12 @@ def test_eval_file_loads_weights_and_a_bad_one_changes_nothing(engine, tmp_path)
 
 
 def test_a_malformed_node_budget_switch_is_named(monkeypatch):
-    """HIVEAI_NODESTIME (hiveai.uhp.session): a timed bestmove searches T x N nodes; a value that is
+    """HIVEAI_NODESTIME (hiveai.uhp.server.node_budget): a timed bestmove searches T x N nodes; a value that is
     not a whole number is answered as an err naming the variable, and the game is kept."""
     import io
 
-    from hiveai.uhp.session import node_budget
     from hiveai.switches import NODESTIME_ENV
-    from hiveai.uhp.server import UhpServer
+    from hiveai.uhp.server import UhpServer, node_budget
 
     monkeypatch.setenv(NODESTIME_ENV, "2000")
     assert node_budget(1.5) == 3000 and node_budget(0.0) == 1  # at least one node

@@ -18,7 +18,7 @@ import time
 import pytest
 from uhp_client import MIDGAME, TIMEOUT, Engine, EngineError
 
-from hiveai.player.options import CPUS, MAX_LEVEL, MIN_LEVEL
+from hiveai.player import CPUS, MAX_LEVEL, MIN_LEVEL
 
 BESTMOVE_LOG = re.compile(r"bestmove (\S+(?: \S+)?) score \S+ depth (\d+) nodes (\d+)")
 PONDER_ITERATION = re.compile(r"pondering: depth (\d+) done")

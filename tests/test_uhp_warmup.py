@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import io
 
+from hiveai.player import Engine
 from hiveai.rules.board import Board
-from hiveai.search.searcher import Searcher
-from hiveai.search.timeman import StopFlag, depth_limits
+from hiveai.search.timeman import Limit
 from hiveai.uhp.server import UhpServer
 
 DEPTH = 2
@@ -27,28 +27,33 @@ def serve(commands: str) -> tuple[UhpServer, list[str]]:
     return server, out.getvalue().splitlines()
 
 
-def nodes_searched(searcher: Searcher, game: str = "Base") -> int:
-    """Nodes of a one-thread depth-``DEPTH`` search of ``game`` (the searcher's table is then not empty)."""
-    searcher.threads = 1
-    return searcher.search(Board.parse(game), depth_limits(DEPTH, StopFlag())).nodes
+def nodes_searched(engine: Engine, game: str = "Base") -> int:
+    """Nodes of a one-thread depth-``DEPTH`` search of ``game`` (the engine's table is then not empty)."""
+    engine.configure({"NumThreads": 1})
+    return engine.analyse(Board.parse(game), Limit(depth=DEPTH)).nodes
 
 
 def test_the_searcher_is_made_after_the_banner_without_any_command():
     server, lines = serve("")
     assert lines[0].startswith("id hiveai") and lines[-1] == "ok"
-    searcher = server.session.current_searcher
+    searcher = server.engine.searcher
     size = server.options["TranspositionTableSizeMB"]
     assert searcher is not None and searcher.tt_mb == size
-    assert nodes_searched(searcher) == nodes_searched(Searcher(tt_mb=size))  # warmed, then cleared
+    assert nodes_searched(server.engine) == nodes_searched(Engine(hash_mb=size))  # warmed, then cleared
+    assert server.engine.searcher is searcher
 
 
 def test_a_new_table_size_is_prepared_and_newgame_clears_before_the_next_search():
-    server, lines = serve("options set UseBook false\noptions set NumThreads 1\n"
-                          "options set TranspositionTableSizeMB 2\nnewgame Base\nbestmove depth 2\nnewgame Base\n")
+    commands = ("options set UseBook false\noptions set NumThreads 1\n"
+                "options set TranspositionTableSizeMB 2\nnewgame Base\nbestmove depth 2\n")
+    fresh = nodes_searched(Engine(hash_mb=2))
+    server, lines = serve(commands)
     assert "err" not in " ".join(lines)
-    searcher = server.session.current_searcher
+    searcher = server.engine.searcher
     assert searcher.tt_mb == 2
-    fresh = nodes_searched(Searcher(tt_mb=2))
-    assert nodes_searched(searcher) < fresh  # what the bestmove learnt is still there...
-    assert server.session.searcher() is searcher
-    assert nodes_searched(searcher) == fresh  # ...until the next search starts after newgame
+    assert nodes_searched(server.engine) < fresh  # what the bestmove learnt is still there...
+    server, lines = serve(commands + "newgame Base\n")
+    searcher = server.engine.searcher
+    assert searcher.tt_mb == 2
+    assert nodes_searched(server.engine) == fresh  # ...until the next search starts after newgame
+    assert server.engine.searcher is searcher

@@ -32,7 +32,10 @@ def main() -> None:
     parser.add_argument("--to", default="pgn", choices=["pgn", "hivegame", "gamestring", "sgf"])
     parser.add_argument("--repeat", type=int, default=3, help="runs (the best and every time are printed)")
     args = parser.parse_args()
-    sys.path.insert(0, str(REPO))
+    try:
+        import hiveai  # noqa: F401  (the installed hiveai, or this checkout's if none is)
+    except ImportError:
+        sys.path.insert(0, str(REPO))
     from hiveai.records import read_game
 
     plies = {p: len(read_game(p).moves) for p in SOURCES}

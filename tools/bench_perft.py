@@ -41,6 +41,14 @@ COMPILE_SNIPPET = "import hiveai.rules.board as hb; hb.warmup()"
 STARTUP_SNIPPET = "from hiveai.rules.board import Board; Board('Base').perft(1)"
 
 
+def _import_hiveai() -> None:
+    """Use the installed hiveai, or this checkout's if none is installed."""
+    try:
+        import hiveai  # noqa: F401
+    except ImportError:
+        sys.path.insert(0, str(ROOT))
+
+
 def _read_reference() -> dict[tuple[str, int], int]:
     """Every (GameString, depth) -> leaves row of the reference tables."""
     table = {}
@@ -119,7 +127,7 @@ def compare(pythons: list[str], runs: int, start_depth: int, mid_depth: int) -> 
     import json
     import statistics
 
-    sys.path.insert(0, str(ROOT))
+    _import_hiveai()
     from hiveai.search.bench import POSITIONS
 
     games = [p.game for p in POSITIONS if p.midgame and "Critters" not in p.game]
@@ -168,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.compare:
         return compare(args.compare, max(1, args.runs), args.start_depth, args.mid_depth)
 
-    sys.path.insert(0, str(ROOT))
+    _import_hiveai()
     from hiveai.rules.board import Board
 
     base_depth, mlp_depth, random_depth = (5, 4, 2) if args.quick else (6, 5, 3)

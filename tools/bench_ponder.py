@@ -1,8 +1,8 @@
 """What pondering gains, and how fast commands answer while it runs (prints figures, asserts nothing).
 
-    python tools/bench_ponder.py [--idle S] [--move-time T] [--threads N]
+    python tools/bench_ponder.py [--idle S] [--move-time T] [--threads N] [--positions N]
 
-For each mid-game bench position, two fresh engines (opening book off,
+For each mid-game bench position (the first ``--positions``), two fresh engines (opening book off,
 ``NumThreads`` N) do the same: ``bestmove depth 3`` (our move and the PV's
 predicted reply), ``play`` our move, wait ``--idle`` seconds (the opponent
 thinking), ``play`` the predicted reply, then ``bestmove time T``. One has
@@ -57,6 +57,7 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=2.0, help="seconds between the reply and bestmove")
     parser.add_argument("--move-time", default="00:00:00.5")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--positions", type=int, default=7, help="how many of the 7 mid-game bench positions")
     args = parser.parse_args()
     mode = "SingleThreaded" if args.threads == 1 else "MultiThreaded"
     print(f"bestmove time {args.move_time} after a ponder hit, {args.idle:g} s idle, {args.threads} thread(s)")
@@ -64,9 +65,7 @@ def main() -> None:
           f" {'options set idle':>16} {'while pondering':>15}")
     gains, trips = [], {key: [] for key in ("validmoves, pondering off", "validmoves while pondering",
                                           "options set, pondering off", "options set while pondering (stops it)")}
-    for position in POSITIONS:
-        if not position.midgame:
-            continue
+    for position in [p for p in POSITIONS if p.midgame][:args.positions]:
         off, beside_idle, stopping_idle = depth_after(position.game, "Disabled", args.idle, args.move_time,
                                                       args.threads)
         on, beside, stopping = depth_after(position.game, mode, args.idle, args.move_time, args.threads)

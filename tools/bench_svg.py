@@ -74,7 +74,7 @@ def main() -> None:
           f"worst position {1000 * max(medians):.2f} ms per call")
 
     from hiveai.analysis.analyse import analyse_game
-    from hiveai.gamerecord import read_game
+    from hiveai.records import read_game
     from hiveai.analysis.pages import review_page
 
     record = read_game(GAME)

@@ -1,6 +1,6 @@
 """Lazy SMP on the bench positions: what a second thread saves the main one (prints figures, asserts nothing).
 
-    python tools/bench_threads.py [--runs N] [--threads T]
+    python tools/bench_threads.py [--runs N] [--threads T] [--depth-offset D]
 
 Each bench position is searched to its bench depth by a fresh one-thread
 Searcher and by a fresh T-thread one (default 2). Printed per run: the nodes
@@ -20,28 +20,29 @@ import time
 from hiveai.search.bench import BENCH_TT_MB, POSITIONS
 from hiveai.rules.board import Board
 from hiveai.search.searcher import CTL_NODES, Searcher, warmup
-from hiveai.search.timeman import StopFlag, depth_limits
+from hiveai.search.timeman import Limit
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--depth-offset", type=int, default=0, help="plies added to each bench depth (at least 1)")
     args = parser.parse_args()
     warmup()
-    boards = [(Board.parse(p.game), p.depth) for p in POSITIONS]
+    boards = [(Board.parse(p.game), max(1, p.depth + args.depth_offset)) for p in POSITIONS]
     for run in range(1, args.runs + 1):
         one = main_nodes = total = 0
         t_one = t_many = 0.0
         for board, depth in boards:
             single = Searcher(tt_mb=BENCH_TT_MB, threads=1)
             start = time.perf_counter()
-            single.search(board, depth_limits(depth, StopFlag()))
+            single.search(board, Limit(depth=depth))
             t_one += time.perf_counter() - start
             one += int(single.ctl[CTL_NODES])
             many = Searcher(tt_mb=BENCH_TT_MB, threads=args.threads)
             start = time.perf_counter()
-            result = many.search(board, depth_limits(depth, StopFlag()))
+            result = many.search(board, Limit(depth=depth))
             t_many += time.perf_counter() - start
             main_nodes += int(many.ctl[CTL_NODES])
             total += result.nodes

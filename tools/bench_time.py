@@ -1,7 +1,7 @@
 """How much of a ``bestmove time`` budget the engine spends, and how deep its first move goes
 (prints figures, asserts nothing).
 
-    python tools/bench_time.py [--budgets 1,5] [--rounds 2]
+    python tools/bench_time.py [--budgets 1,5] [--rounds 2] [--positions N]
 
 * time use: a warm engine (book off) answers ``bestmove time T`` on each of the
   bench's mid-game positions (``hiveai bench``), after a ``newgame`` with that
@@ -45,8 +45,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--budgets", default="1,5", help="seconds per move, comma-separated")
     ap.add_argument("--rounds", type=int, default=1, help="passes over the positions per budget")
+    ap.add_argument("--positions", type=int, default=7, help="how many of the 7 mid-game bench positions")
     args = ap.parse_args()
-    midgame = [pos for pos in POSITIONS if pos.midgame]
+    midgame = [pos for pos in POSITIONS if pos.midgame][:args.positions]
     print(f"python {sys.version.split()[0]}; {len(midgame)} mid-game positions of hiveai bench")
 
     p = start_engine()

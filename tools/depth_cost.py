@@ -40,28 +40,29 @@ import numpy as np
 
 
 def _search(args: argparse.Namespace) -> None:
-    from hiveai.evaluation.linear import weights_for
+    from hiveai.evaluation.linear import builtin_weights, weights_for
     from hiveai.evaluation.network import read_network
     from hiveai.rules.board import Board
     from hiveai.search.bench import POSITIONS
     from hiveai.search.negamax import search_root
-    from hiveai.search.scratch import CTL_EVAL_HITS, CTL_EVALS, CTL_ITER_DEPTH, CTL_NODES
-    from hiveai.search.searcher import Searcher, _game_hashes, _last_placement_index
-    from hiveai.search.timeman import StopFlag, depth_limits
+    from hiveai.search.scratch import CTL_EVAL_HITS, CTL_EVALS, CTL_ITER_DEPTH, CTL_NODES, MAX_PLY
+    from hiveai.search.searcher import SWITCH_SLOTS, Searcher
+    from hiveai.search.timeman import Limit
 
     names = {p.name: p for p in POSITIONS}
     board = Board.parse(names[args.position].game)
     if args.eval == "linear":
-        searcher = Searcher(tt_mb=64, weights=weights_for_all())
+        searcher = Searcher(tt_mb=64, weights=builtin_weights())
     elif args.eval == "default":
         searcher = Searcher(tt_mb=64)
     else:
         searcher = Searcher(tt_mb=64, network=read_network(args.eval))
-    searcher.search(board, depth_limits(2, StopFlag()))  # loads the kernels, sets the switches
+    searcher.search(board, Limit(depth=2))  # loads the kernels
     if args.symbols:
         _write_symbols(search_root, args.symbols)
     if args.none:
         return
+    # What Searcher.search sets up before its iterations, for one thread.
     searcher.clear()
     main = searcher._main
     main.new_search()
@@ -69,18 +70,15 @@ def _search(args: argparse.Namespace) -> None:
     ctl[:] = 0
     network = searcher.network_for(board.game_type_string)
     switches = searcher.switches if network is None else searcher.network_switches
-    from hiveai.search.searcher import SWITCH_SLOTS
-
     for name, slot in SWITCH_SLOTS.items():
         ctl[slot] = switches[name]
     main.use_network(network)
     b = board.position_array.copy()
-    game = _game_hashes(board)
-    from hiveai.search.scratch import MAX_PLY
-
+    game = np.array(board.position_hashes(), dtype=np.uint64).view(np.int64)
     path = np.zeros(len(game) + MAX_PLY + 2, dtype=np.int64)
     path[: len(game)] = game
-    hp, irrev = len(game) - 1, _last_placement_index(board)
+    hp = len(game) - 1
+    irrev = hp - board.plies_since_placement()
     weights = weights_for(searcher.weights, board.game_type_string)
     excl = np.zeros(0, dtype=np.int32)
     began = time.perf_counter()
@@ -92,12 +90,6 @@ def _search(args: argparse.Namespace) -> None:
     print(f"{args.position} depth {args.depth} ({'network' if network is not None else 'linear'}): "
           f"nodes {ctl[CTL_NODES]} evals {ctl[CTL_EVALS]} eval-cache hits {ctl[CTL_EVAL_HITS]} score {score} "
           f"({time.perf_counter() - began:.3f} s)")
-
-
-def weights_for_all():
-    from hiveai.evaluation.linear import builtin_weights
-
-    return builtin_weights()
 
 
 def _write_symbols(dispatcher, path: str) -> None:

@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hiveai.player.options import MAX_LEVEL, MIN_LEVEL
+from hiveai.player import MAX_LEVEL, MIN_LEVEL
 from hiveai.tournament.standings import tallies
 
 

@@ -25,7 +25,7 @@ from hiveai.player.book import Book, book_path, lookup
 from hiveai.player.book import load as load_book
 from hiveai.training.bookbuild import NAMED_FILE, child_key
 from hiveai.rules.bug import STANDARD_GAME_TYPES, game_type_string, parse_game_type
-from hiveai.gamerecord import read_games
+from hiveai.records import read_games
 
 NAMED = Path(__file__).resolve().parent.parent / "openings" / NAMED_FILE
 

@@ -21,7 +21,8 @@ the extra ply, so each move would look like it lost that tempo.
 
 Scores are the search's: ints from the side to move's view, 100 being about
 one occupied cell next to a queen (:mod:`hiveai.evaluation.linear`), wins near
-``±1_000_000``; shown with :func:`hiveai.search.searcher.format_score`.
+``±1_000_000``; shown with :func:`hiveai.search.score.format_score`. The searches are
+the engine's (:class:`hiveai.player.Engine`, full strength, no book).
 """
 
 from __future__ import annotations
@@ -32,9 +33,12 @@ from typing import Callable, Iterator
 
 from hiveai.rules.board import Board, Move
 from hiveai.rules.bug import COLOUR_NAMES
-from hiveai.gamerecord import FINISHED, GameRecord
+from hiveai.records import FINISHED, GameRecord
 from hiveai.analysis.render import render_board
-from hiveai.search.searcher import Searcher, SearchInfo, SearchResult, format_score, is_win_score, search
+from hiveai.player import Engine, think
+from hiveai.search.score import format_score, int_score, is_win_score
+from hiveai.search.searcher import SearchInfo, SearchResult
+from hiveai.search.timeman import Limit
 from hiveai.text import plural
 
 # A move is marked by how much it lost against the engine's preferred move,
@@ -99,14 +103,15 @@ def result_dict(board: Board, res: SearchResult) -> dict:
         "type": "bestmove",
         "gamestring": board.game_string(),
         "move": res.move_string,
-        "score": res.score,
-        "score_text": format_score(res.score),
+        "score": int_score(res.score),
+        "score_text": format_score(int_score(res.score)),
         "depth": res.depth,
         "nodes": res.nodes,
         "seconds": round(float(res.seconds), 6),
         "pv": [str(m) for m in res.pv],
         "lines": [
-            {"move": ln.move_string, "score": ln.score, "score_text": format_score(ln.score), "pv": [str(m) for m in ln.pv]}
+            {"move": ln.move_string, "score": int_score(ln.score), "score_text": format_score(int_score(ln.score)),
+             "pv": [str(m) for m in ln.pv]}
             for ln in res.lines
         ],
     }
@@ -115,14 +120,14 @@ def result_dict(board: Board, res: SearchResult) -> dict:
 def result_lines(res: SearchResult, multipv: int) -> list[str]:
     """Text form of the final answer: the best move, then the K best if asked."""
     out = [
-        f"best move: {res.move_string}  ({format_score(res.score)}, depth {res.depth}, "
+        f"best move: {res.move_string}  ({format_score(int_score(res.score))}, depth {res.depth}, "
         f"{plural(res.nodes, 'node')}, {res.seconds:.2f} s)"
     ]
     if multipv > 1 and res.lines:
         width = max(len(ln.move_string) for ln in res.lines)
         out.append(f"{plural(len(res.lines), 'best move')}:")
         out += [
-            f"{i:>3}. {ln.move_string:<{width}} {format_score(ln.score):>10}  pv {' '.join(map(str, ln.pv))}"
+            f"{i:>3}. {ln.move_string:<{width}} {format_score(int_score(ln.score)):>10}  pv {' '.join(map(str, ln.pv))}"
             for i, ln in enumerate(res.lines, 1)
         ]
     return out
@@ -161,7 +166,8 @@ def analyse_position(
     def report(info: SearchInfo) -> None:
         emit(json.dumps(info_dict(info)) if as_json else info_line(info, multipv))
 
-    res = search(board, depth=depth, time=time, multipv=multipv, on_iteration=report, threads=threads)
+    # Neither depth nor time: think()'s default depth.
+    res = think(board, Limit(time=time, depth=depth), multipv=multipv, on_iteration=report, threads=threads)
     if as_json:
         emit(json.dumps(result_dict(board, res)))
     else:
@@ -289,37 +295,38 @@ def review_game(
     The position before each move is searched with the given limits
     (``DEFAULT_GAME_DEPTH`` when neither is given), the position after it to
     one ply less than that search reached (at least 1), all by one
-    :class:`~hiveai.search.searcher.Searcher` whose table carries over from move to
-    move as in play. The moves replay legally (:func:`hiveai.gamerecord.read_game`
+    :class:`~hiveai.player.Engine` (at full strength, no book) whose table carries over
+    from move to move as in play. The moves replay legally (:func:`hiveai.records.read_game`
     checked them).
     """
     if depth is None and time is None:
         depth = DEFAULT_GAME_DEPTH
     lookup = book_lookup() if use_book else None
-    searcher = Searcher(threads=threads)
+    engine = Engine(threads=threads)
     board = Board(record.game_type)
     for number, text in enumerate(record.moves, 1):
         mover = COLOUR_NAMES[board.turn]
         book = _book_moves(lookup, board)
-        best = search(board, depth=depth, time=time, searcher=searcher)
+        best = engine.analyse(board, Limit(time=time, depth=depth))
+        best_score = int_score(best.score)
         played = board.play(text)
         move = played.code
         if board.is_game_over():
             after = None
             after_clamped = _final_score(board.state, mover)
         else:
-            reply = search(board, depth=max(1, best.depth - 1), searcher=searcher)
-            after = None if reply.score is None else _parent_score(reply.score)
+            reply = engine.analyse(board, Limit(depth=max(1, best.depth - 1)))
+            after = None if reply.score is None else _parent_score(int_score(reply.score))
             after_clamped = None if after is None else _clamp(after)
         is_book = move in book
         # A move the book plays is not judged by a shallow search.
-        if move == best.move.code or book.get(move, 0) > 0 or best.score is None or after_clamped is None:
+        if move == best.move.code or book.get(move, 0) > 0 or best_score is None or after_clamped is None:
             loss = 0
         else:
-            loss = max(0, _clamp(best.score) - after_clamped)
+            loss = max(0, _clamp(best_score) - after_clamped)
         mark = BLUNDER_MARK if loss >= BLUNDER_LOSS else MISTAKE_MARK if loss >= MISTAKE_LOSS else ""
         yield MoveReview(number, mover, played, best.move, move == best.move.code,
-                         best.score, after, board.state, loss, mark, is_book)
+                         best_score, after, board.state, loss, mark, is_book)
 
 
 def _parent_score(child: int) -> int:

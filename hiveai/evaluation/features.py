@@ -37,6 +37,15 @@ module does not compute. Feature set 2 (:func:`features2_into`) keeps the
 layout and estimates the costly entries: the ants' moves from one flood fill
 shared by all of them, no spider, ladybug or mosquito move counts (see its
 block comment below).
+
+>>> from hiveai.rules.board import Board
+>>> board = Board("Base")
+>>> for m in ("wG1", "bA1 wG1-", "wQ -wG1", "bQ bA1-"):
+...     _ = board.push(m)
+>>> x, (ws, moves) = np.zeros(N_FEATURES, dtype=np.float32), new_scratch()
+>>> _ = features_into(board.position_array, ws, moves, x, -1)
+>>> int(x[F_KIND + 4 * PER_KIND + K_HAND]), int(x[SIDE_FEATURES + F_KIND + 4 * PER_KIND + K_HAND])
+(3, 2)
 """
 
 from __future__ import annotations
@@ -44,7 +53,6 @@ from __future__ import annotations
 import numpy as np
 
 from hiveai.rules.borrow import counts_free
-from hiveai.rules.bug import KIND_NAMES as BUG_NAMES
 from hiveai.rules.bug import (
     ANT,
     BEETLE,
@@ -57,7 +65,6 @@ from hiveai.rules.bug import (
     N_GAME_TYPES,
     N_PIECES,
     PIECES_PER_COLOUR,
-    QUEEN,
     piece_in_game,
 )
 from hiveai.rules.hex_grid import CELL_MASK, DIR_OFFSET
@@ -108,26 +115,6 @@ SIDE_FEATURES = F_STACKS + 3
 F_GAME_TYPE = 2 * SIDE_FEATURES  # one-hot over hiveai.rules.bug's game types
 N_FEATURES = F_GAME_TYPE + N_GAME_TYPES
 
-KIND_NAMES = tuple(name.lower() for name in BUG_NAMES)  # the feature names' spelling of each bug
-_PER_KIND_NAMES = ("movable", "pinned", "buried", "moves", "hand", "touch_friend", "touch_enemy")
-
-
-def feature_names() -> tuple[str, ...]:
-    """A name for every entry of the vector, in order (``us_ant_moves``, ``game_type_4``...).
-
-    >>> names = feature_names()
-    >>> len(names) == N_FEATURES, names[0], names[SIDE_FEATURES + F_KIND + 4 * PER_KIND + K_MOVES]
-    (True, 'us_queen_friend_pinned', 'them_ant_moves')
-    """
-    block = ["queen_friend_pinned", "queen_friend_free", "queen_enemy_pinned", "queen_enemy_free",
-             "queen_covered"]
-    block += [f"{kind}_{what}" for kind in KIND_NAMES for what in _PER_KIND_NAMES]
-    block += ["stacks", "throws", "placements"]
-    assert len(block) == SIDE_FEATURES
-    return (*(f"us_{n}" for n in block), *(f"them_{n}" for n in block),
-            *(f"game_type_{g}" for g in range(N_GAME_TYPES)))
-
-
 # IN_GAME[game type, piece]: 1 if the piece exists in that game type (an absent
 # piece also has no cell, and must not count as in hand).
 IN_GAME = np.array([[int(piece_in_game(p, g)) for p in range(N_PIECES)] for g in range(N_GAME_TYPES)],
@@ -137,26 +124,6 @@ IN_GAME = np.array([[int(piece_in_game(p, g)) for p in range(N_PIECES)] for g in
 def new_scratch() -> tuple[np.ndarray, np.ndarray]:
     """The workspace and move buffer :func:`features_into` needs (reuse them across calls)."""
     return new_workspace(), np.empty(MAX_MOVES, dtype=np.int32)
-
-
-def features(b: np.ndarray, feature_set: int = FEATURE_SET) -> np.ndarray:
-    """The feature vector of position ``b`` (a flat position array, as
-    Board.position_array gives it) in ``feature_set``, as float32.
-
-    >>> from hiveai.rules.board import Board
-    >>> board = Board("Base")
-    >>> for m in ("wG1", "bA1 wG1-", "wQ -wG1", "bQ bA1-"):
-    ...     _ = board.push(m)
-    >>> x = features(board.position_array)
-    >>> int(x[F_KIND + 4 * PER_KIND + K_HAND]), int(x[SIDE_FEATURES + F_KIND + 4 * PER_KIND + K_HAND])
-    (3, 2)
-    """
-    if feature_set not in FEATURE_SETS:
-        raise ValueError(f"feature set {feature_set}: this hiveai computes {', '.join(map(str, FEATURE_SETS))}")
-    ws, moves = new_scratch()
-    out = np.zeros(N_FEATURES, dtype=np.float32)
-    features_of_set_into(b, ws, moves, out, -1, feature_set)
-    return out
 
 
 @counts_free(nogil=True)
@@ -442,7 +409,7 @@ def features2_into(b, ws, moves, out, pinned):
         base = colour * PIECES_PER_COLOUR
         b[PLY] = ply + s  # the other side as if it were to move: one ply on
         out[o + F_PLACEMENTS] = count_placements(b, ws, moves) if ply + s < 2 else \
-            placeable_count(b, ws) * (white_cells if colour == 0 else black_cells)
+            placeable_count(b, ws, colour) * (white_cells if colour == 0 else black_cells)
         b[PLY] = ply
         if b[POS + base] < 0:
             continue  # no movement before the queen is down
@@ -496,6 +463,3 @@ def features2_into(b, ws, moves, out, pinned):
                     continue
                 out[o + F_THROWS] += piece_destinations(b, ws, moves, x, False, t0, t1)
     return out
-
-
-assert KIND_NAMES[QUEEN] == "queen" and len(KIND_NAMES) == N_ALL_KINDS

@@ -28,8 +28,8 @@ evaluation has in common (docs/protocol-notes.md, section 4):
 Scores are ints from the side to move's point of view (negamax), in
 hundredths of "one enemy piece next to a queen". Finished games score
 ``WIN - plies`` (see hiveai.search.score). All weights live here, each with where
-its value came from; tuning results are recorded in docs/strength.md
-(dated records in docs/measurements/).
+its value came from; the fitted weights of some game types are in weights.ini,
+which names the command that made each section and the record of its match.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from hiveai.rules.movegen import (
     find_pinned,
     slide_directions,
 )
-from hiveai.rules.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, occupied_neighbours, some_piece_cell
+from hiveai.rules.position import GAME_TYPE, HEIGHT, LEVEL, PLY, POS, TOP, some_piece_cell
 from hiveai.switches import weight_overrides
 
 DRAW_SCORE = 0
@@ -70,8 +70,8 @@ DRAW_SCORE = 0
 # --- Weights ----------------------------------------------------------------
 # Starting points from nokamute's BasicEvaluator at aggression 3
 # (edre/nokamute, src/eval.rs), rescaled so that one enemy piece next to a queen is 100
-# (nokamute: 36). A change is kept only when a match says it is stronger; the
-# matches are recorded in docs/strength.md. The kernel reads them from an int64
+# (nokamute: 36). A change is kept only when a match says it is stronger (the
+# matches: docs/strength.md and its records). The kernel reads them from an int64
 # array (indices W_*), so a tuning match can pit two weight sets against each
 # other without two copies of the code (see weights_from_env).
 WEIGHT_TABLE = (
@@ -97,7 +97,9 @@ WEIGHT_TABLE = (
     ("mobile_ladybug", 34, "nokamute 12"),
     ("mobile_pillbug", 28, "nokamute 10"),
     ("mobile_dragonfly", 40, "Critters: flies almost anywhere an ant goes (guess: the ant's value)"),
-    ("dragonfly_threat", 40, "Critters: enemy Dragonfly can fly onto a free queen cell (guess; docs/critters.md match)"),
+    # dragonfly_threat and mobile_dragonfly: first guesses that beat their removal by less than
+    # the error bars (docs/measurements/2026-12-01-critters.md).
+    ("dragonfly_threat", 40, "Critters: enemy Dragonfly can fly onto a free queen cell (guess)"),
     ("hand_percent", 50, "a piece in hand, % of its mobile value (nokamute 1x in hand vs 2x mobile)"),
     ("pre_queen_percent", 50, "a side's pieces while its queen is in hand, % (they cannot move yet)"),
     ("tempo", 10, "having the move"),
@@ -132,9 +134,9 @@ def default_weights() -> np.ndarray:
     return np.array([value for _, value, _ in WEIGHT_TABLE], dtype=np.int64)
 
 
-# The weights hiveai plays with: sections fitted by ``hiveai tune`` (docs/strength.md,
-# "The changes of 0.2.0", says how each was made and what its match scored),
-# over the table above for the game types without one.
+# The weights hiveai plays with: weights.ini's sections (each names the command that
+# fitted it and the record of its match), over the table above for the game types
+# without one.
 # Package data, found with importlib.resources (pyproject.toml [tool.setuptools.package-data]).
 SHIPPED_WEIGHTS_FILE = Path(str(resources.files("hiveai.evaluation").joinpath("weights.ini")))
 
@@ -216,12 +218,16 @@ def read_weights_file(path: str | os.PathLike) -> dict[str, np.ndarray]:
     return sets
 
 
-def write_weights_file(path: str | os.PathLike, sets: dict[str, np.ndarray], header: str = "") -> None:
+def write_weights_file(path: str | os.PathLike, sets: dict[str, np.ndarray], header: str = "",
+                       notes: dict[str, str] | None = None) -> None:
     """Write weights by game type (as :func:`read_weights_file` returns them), every
-    weight in every section, with ``header`` as comment lines on top."""
+    weight in every section, with ``header`` as comment lines on top and ``notes``
+    (by section) as comment lines above a section (what made it)."""
     lines = [f"# {line}".rstrip() for line in header.splitlines()]
     for key in sorted(sets, key=lambda k: (k != ALL_GAME_TYPES, k)):
-        lines += ["", f"[{key}]"]
+        lines.append("")
+        lines += [f"# {line}".rstrip() for line in (notes or {}).get(key, "").splitlines()]
+        lines.append(f"[{key}]")
         lines += [f"{name} = {int(v)}" for name, v in zip(WEIGHT_NAMES, sets[key])]
     # Atomic, so an interrupted `hiveai tune` never leaves half a weights file behind.
     replace_atomically(path, "\n".join(lines).lstrip("\n") + "\n")
@@ -377,11 +383,3 @@ def _dragonfly_threat(b, mobile, qc, enemy_base):
         if b[HEIGHT + f] == 0 and f != dc and HOLE_BIT[(f - dc) & CELL_MASK] == 0:
             return 1
     return 0
-
-
-def queen_neighbours(b: np.ndarray, colour: int) -> int:
-    """Occupied cells around ``colour``'s queen (0 while it is in hand)."""
-    cell = int(b[POS + colour * PIECES_PER_COLOUR])
-    if cell < 0:
-        return 0
-    return int(occupied_neighbours(b, cell))

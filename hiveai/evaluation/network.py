@@ -49,8 +49,8 @@ from hiveai.evaluation.features import FEATURE_SET, FEATURE_SETS, N_FEATURES, fe
 MAGIC = b"HIVEAINN"
 FORMAT_VERSION = 1
 SHIPPED_NETWORK = "network.hnn"  # beside this module in the package
-# The game types the shipped network evaluates by default (default_network): those a
-# 1 s/move match against the linear evaluation kept (docs/network.md, "The default").
+# The game types the shipped network evaluates by default (default_network): those where
+# it beat the linear evaluation at 1 s/move (docs/measurements/2026-12-02-network-default.md).
 # Each is among the game types the file was trained on (its metadata's "game_types").
 NETWORK_GAME_TYPES = frozenset({"Base+MLP"})
 MAX_LAYERS = 8
@@ -322,10 +322,12 @@ def forward(flat, layout, x, act):
     lacks (other game types, bugs not in play, empty queen rings) and ReLU
     zeroes about half of each hidden layer. Each output's sum is its bias plus
     its nonzero inputs' products in input order, as a dot product would add
-    them, and a column is added LANES outputs at a time (_add_scaled_lanes;
-    the widths are padded to whole vectors). The first layer, which reads
-    ``x``, has its own loop: a test per input in the loop over the 151 inputs
-    costs more than the products.
+    them (the instruction counts of both orders:
+    docs/measurements/2026-12-02-network-cost.md), and a column is added
+    LANES outputs at a time (_add_scaled_lanes; the widths are padded to whole
+    vectors; docs/measurements/2026-12-05-evalcost.md). The first layer,
+    which reads ``x``, has its own loop: a test per input in the loop over
+    the 151 inputs costs more than the products.
     """
     half = act.shape[0] // 2
     n_layers = layout.shape[0]

@@ -1,6 +1,6 @@
 """``hiveai play``: a board in the browser to play and analyse against hiveai, or any UHP engine.
 
-:func:`serve` starts the web server (:mod:`hiveai.play.server`) on the
+:func:`serve` starts the web server (:mod:`hiveai.play.app`) on the
 loopback address and opens the page; the engine (:mod:`hiveai.play.engines`)
 loads in the background while the page is already up; every game is kept in
 the SQLite store (:mod:`hiveai.play.store`). See docs/play.md.
@@ -61,7 +61,7 @@ def serve(host: str = DEFAULT_HOST, port: int | None = None, *, open_browser: bo
     import uvicorn
 
     from hiveai.play.engines import engine_side
-    from hiveai.play.server import create_app
+    from hiveai.play.app import create_app
     from hiveai.play.store import GameStore, default_path
 
     sock = bind(host, DEFAULT_PORT if port is None else port, fallback=port is None)

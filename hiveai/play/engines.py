@@ -3,22 +3,25 @@
 Both speak the same small interface (:class:`EngineSide`), called from a
 worker thread, never from the server's event loop: :meth:`~EngineSide.best_move`
 for a move to play, :meth:`~EngineSide.analyse` for live lines. Each takes a
-:class:`~hiveai.search.timeman.StopFlag`; the server sets it when a newer request
+:class:`~hiveai.search.timeman.StopHandle`; the server stops it when a newer request
 supersedes the search (an undo, a move, another game), and the search ends
 within milliseconds.
+
+In this process the board's engine is hiveai's one engine (:class:`hiveai.player.Engine`),
+as a GUI gets it over UHP: the same book at level 10, the same levels, the same search.
 """
 
 from __future__ import annotations
 
-import random
 import shlex
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:  # the rules load with the engine, after the page is up
+    from hiveai.player import Engine
     from hiveai.rules.board import Board
-    from hiveai.search.timeman import StopFlag
+    from hiveai.search.timeman import StopHandle
 
 __all__ = ["AnalysisLine", "EngineSide", "InProcessEngine", "Superseded", "UhpEngine", "engine_side"]
 
@@ -92,11 +95,11 @@ class EngineSide:
             raise RuntimeError(f"{self.name} failed to load: {self.error}")
         return self._backend
 
-    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopHandle) -> str:
         """The MoveString to play on ``board``."""
         raise NotImplementedError
 
-    def analyse(self, board: Board, *, multipv: int, stop: StopFlag,
+    def analyse(self, board: Board, *, multipv: int, stop: StopHandle,
                 on_lines: Callable[[int, list[AnalysisLine]], None], seconds: float | None = None) -> None:
         """Search ``board`` until ``stop`` (or ``seconds``), calling ``on_lines(depth, lines)`` as it deepens."""
         raise NotImplementedError
@@ -106,34 +109,38 @@ class EngineSide:
 
 
 class InProcessEngine(EngineSide):
-    """hiveai's search, in this process: the kernels load in a background thread."""
+    """hiveai's engine (:class:`hiveai.player.Engine`), in this process: the kernels load in a
+    background thread. ``engine``: the one to use (default: one with ``threads`` threads and a
+    ``TT_MB`` table); the board sets its level for each move."""
 
     name = "hiveai"
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, engine: Engine | None = None) -> None:
         super().__init__()
         self.threads = threads
-        self._rng = random.Random()
+        self.engine = engine
 
     def _open(self):
-        from hiveai.search.searcher import Searcher
+        from hiveai.player import Engine
 
-        searcher = Searcher(tt_mb=TT_MB, threads=self.threads)
-        searcher.warm()
-        return searcher
+        if self.engine is None:
+            self.engine = Engine(threads=self.threads, hash_mb=TT_MB)
+        self.engine.warm()
+        return self.engine
 
-    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
-        from hiveai.search.searcher import search
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopHandle) -> str:
+        from hiveai.search.timeman import Limit
 
-        searcher = self._backend_or_raise()
+        engine = self._backend_or_raise()
         with self._lock:
-            result = search(board, time=seconds, level=level, searcher=searcher, stop=stop, rng=self._rng)
+            engine.configure({"Level": level})
+            result = engine.play(board, Limit(time=seconds), stop=stop)
         return result.move_string
 
     def analyse(self, board, *, multipv, stop, on_lines, seconds=None) -> None:
-        from hiveai.search.searcher import search
+        from hiveai.search.timeman import Limit
 
-        searcher = self._backend_or_raise()
+        engine = self._backend_or_raise()
         lines: dict[int, AnalysisLine] = {}
         count = min(multipv, len(board.legal_moves))
 
@@ -142,13 +149,9 @@ class InProcessEngine(EngineSide):
             if info.multipv == count:  # a whole iteration: every line at this depth
                 on_lines(info.depth, [lines[k] for k in sorted(lines) if k <= count])
 
-        with self._lock:
-            if seconds is None:
-                from hiveai.search.timeman import infinite_limits
-
-                searcher.search(board, infinite_limits(stop), count, on_iteration)
-            else:
-                search(board, time=seconds, multipv=count, searcher=searcher, stop=stop, on_iteration=on_iteration)
+        with self._lock:  # no time: until stopped
+            engine.analyse(board, Limit() if seconds is None else Limit(time=seconds), multipv=count,
+                           on_iteration=on_iteration, stop=stop)
 
 
 class Superseded(Exception):
@@ -167,8 +170,11 @@ class UhpEngine(EngineSide):
     series of timed searches, each twice as long as the last, until stopped.
     """
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, *, log: Callable[[str, str], None] | None = None) -> None:
+        """``log`` sees every line sent to (``">"``) and read from each engine process started,
+        as :func:`hiveai.engine.popen_uhp`'s ``log`` does."""
         self.argv = shlex.split(command)
+        self.log = log
         if not self.argv:
             raise ValueError("--engine needs a command, e.g. --engine \"nokamute uhp\"")
         super().__init__()
@@ -178,7 +184,7 @@ class UhpEngine(EngineSide):
     def _open(self):
         from hiveai.engine import popen_uhp  # the UHP client tournaments use
 
-        engine = popen_uhp(self.argv)
+        engine = popen_uhp(self.argv, log=self.log)
         self.name = (engine.id or self.name).strip()
         return engine
 
@@ -203,11 +209,11 @@ class UhpEngine(EngineSide):
         super()._load()
         self.started += self._backend is not None
 
-    def _search(self, board: Board, seconds: float, analyse: bool, stop: StopFlag):
+    def _search(self, board: Board, seconds: float, analyse: bool, stop: StopHandle):
         """One timed search (under the lock); :class:`Superseded` if ``stop`` was set before it answered,
         the engine's process then killed and a new one started."""
         from hiveai.engine import EngineError, UnsupportedLimitError
-        from hiveai.search.limit import Limit
+        from hiveai.search.timeman import Limit
 
         if board.setup:
             raise ValueError("a set-up position cannot be given to a UHP engine: UHP's newgame takes a move "
@@ -255,7 +261,7 @@ class UhpEngine(EngineSide):
         engine.whole_seconds = engine.whole_seconds or self.whole_seconds
         return engine
 
-    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopFlag) -> str:
+    def best_move(self, board: Board, *, level: int, seconds: float, stop: StopHandle) -> str:
         with self._lock:
             engine = self._engine()
             level_option = engine.options.get("Level")

@@ -18,10 +18,10 @@ from hiveai.rules.board import Board
 from hiveai.rules.bug import COLOUR_NAMES, N_GAME_TYPES, game_type_string
 from hiveai.errors import HiveError
 from hiveai.rules.hex_grid import CELL_MASK
-from hiveai.player.levels import MAX_LEVEL, check_level
+from hiveai.player import MAX_LEVEL, check_level
 from hiveai.rules.notation import parse_game_type_string
 from hiveai.rules.outcome import BLACK, DRAW, WHITE, Outcome, Termination
-from hiveai.play.errors import BadRequest
+from hiveai.errors import BadRequest
 from hiveai.svg import board as board_svg
 from hiveai.svg import cell_centres
 

@@ -1,7 +1,8 @@
-"""Playing levels for people: option ``Level`` (1 to 10) and ``level=`` in the API.
+"""Playing levels for people: the engine's option ``Level`` (1 to 10).
 
-Level 10 is full strength: the search is called exactly as without a level.
-Below it, the engine thinks less and is less exact, the way a weaker player is:
+Level 10 is full strength: the engine (:class:`hiveai.player.Engine`) plays from the
+book and searches as without a level. Below it, :func:`play_level` decides, and the
+engine thinks less and is less exact, the way a weaker player is:
 
 * **Node budget.** The main search stops after the level's number of nodes
   (deterministic, unlike time), one thread, so a level plays the same on any
@@ -25,9 +26,9 @@ Below it, the engine thinks less and is less exact, the way a weaker player is:
 
 The table below was calibrated by matches (docs/levels.md).
 
-This is a layer above the searcher: :func:`play_level` calls a
-:class:`hiveai.search.searcher.Searcher` it is given, and :func:`hiveai.search.searcher.search`
-and the UHP engine call :func:`play_level`. The searcher knows nothing of levels.
+This is part of the engine, a layer above the searcher: :func:`play_level` calls a
+:class:`hiveai.search.searcher.Searcher` it is given, and the engine calls
+:func:`play_level`. The searcher knows nothing of levels.
 """
 
 from __future__ import annotations
@@ -44,19 +45,18 @@ from numba import njit
 
 from hiveai.rules.board import Move
 from hiveai.rules.movegen import MAX_MOVES, legal_moves, new_workspace
-from hiveai.player.options import MAX_LEVEL, MIN_LEVEL
 from hiveai.rules.position import BLACK_WINS, PLY, WHITE_WINS, do_move, game_result, undo_move
-from hiveai.search.results import Line, SearchInfo, SearchResult
-from hiveai.search.timeman import Limits, depth_limits
+from hiveai.search.searcher import LEVEL, Line, SearchInfo, SearchResult
+from hiveai.search.timeman import Budget, Limit
 
 if TYPE_CHECKING:
     from hiveai.rules.board import Board
     from hiveai.search.searcher import Searcher
 
 # The search switches (hiveai.switches) the levels' node budgets were calibrated
-# with (docs/levels.md): the threat extension, none of the pruning that the
-# full-strength linear search gained later, so each level stays as measured.
-CALIBRATED_SWITCHES = {"extend": 1, "rfp": 0, "nullmove": 0}
+# with (docs/levels.md): none of the pruning that the full-strength linear search
+# gained later, so each level stays as measured.
+CALIBRATED_SWITCHES = {"rfp": 0, "nullmove": 0}
 
 # From this level up the engine always blocks an opponent's win in one.
 BLOCK_FROM_LEVEL = 4
@@ -125,42 +125,33 @@ def allows_win(b, ws, moves, mv):
     return answer
 
 
-def check_level(level: int) -> int:
-    """``level`` itself if it is one; ValueError otherwise."""
-    if not MIN_LEVEL <= level <= MAX_LEVEL:
-        raise ValueError(f"level must be {MIN_LEVEL} to {MAX_LEVEL}, not {level}")
-    return level
-
-
 def choose(lines, settings: LevelSettings, rng: random.Random):
-    """One of the multipv ``lines`` (best first), drawn as the module docstring says."""
-    best = lines[0].score
-    near = [ln for ln in lines if ln.score >= best - settings.margin]
-    weights = [math.exp((ln.score - best) / settings.temperature) for ln in near]
-    return rng.choices(near, weights)[0]
+    """One of the multipv ``lines``, drawn as the module docstring says. The lines come best first,
+    but a move an unfinished iteration proved better may head them with a score from that iteration,
+    below a later line's: the margin and the weights count from the highest score, so no weight
+    exceeds 1."""
+    scores = [ln.score.relative.to_int() for ln in lines]
+    best = max(scores)
+    near = [(ln, s) for ln, s in zip(lines, scores) if s >= best - settings.margin]
+    weights = [math.exp((s - best) / settings.temperature) for _, s in near]
+    return rng.choices([ln for ln, _ in near], weights)[0]
 
 
-def play_level(searcher: Searcher, board: Board, limits: Limits, level: int = MAX_LEVEL,
-               rng: random.Random | None = None, *, multipv: int = 1,
-               on_iteration: Callable[[SearchInfo], None] | None = None,
-               nodes: int | None = None) -> SearchResult:
-    """The move ``searcher`` plays on ``board`` within ``limits`` at ``level``.
+def play_level(searcher: Searcher, board: Board, limits: Budget, level: int, rng: random.Random, *,
+               multipv: int = 1, on_iteration: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+    """The move ``searcher`` plays on ``board`` within ``limits`` at ``level`` (1 to 9).
 
-    Level 10 (full strength) is exactly ``searcher.search(board, limits,
-    multipv, on_iteration, nodes=nodes)``. Levels 1 to 9 search as the module
-    docstring says, on one thread whatever ``searcher.threads`` is (a node
-    budget is only deterministic there), and draw the move with ``rng``
-    (default: a fresh one). They rank at least ``multipv`` lines, and the
+    The level searches as the module docstring says, on one thread whatever
+    ``searcher.threads`` is (a node budget is only deterministic there), and
+    draws the move with ``rng``. It ranks at least ``multipv`` lines, and the
     level's own number; ``on_iteration`` sees every completed iteration, its
-    nodes and seconds counted from the start of the move; ``nodes`` caps the
-    nodes the move searches beyond the depth-1 ranking, which is always
-    searched in full (below the level's own budget, never above it).
+    nodes and seconds counted from the start of the move; ``limits.nodes`` caps
+    the nodes the move searches beyond the depth-1 ranking, which is always
+    searched in full (below the level's own budget, never above it). Full
+    strength (level 10) is the engine's plain search, not this.
     """
-    check_level(level)
-    if level == MAX_LEVEL:
-        return searcher.search(board, limits, multipv, on_iteration, nodes=nodes)
-    rng = rng or random.Random()
     settings = LEVELS[level]
+    nodes = limits.nodes
     ranked = max(multipv, settings.multipv)
     start = time.monotonic()
     legal = board.legal_move_ints()
@@ -174,14 +165,14 @@ def play_level(searcher: Searcher, board: Board, limits: Limits, level: int = MA
         move = Move(win, board.move_to_string(win))
         result = SearchResult(move, None, 0, 0, 0.0, [move])
     else:
-        first = searcher.search(board, depth_limits(1, limits.stop), ranked, on_iteration, threads=1, linear=True,
-                                switches=CALIBRATED_SWITCHES)
+        first = searcher.search(board, Limit(depth=1), ranked, on_iteration, stop=limits.stop, threads=1,
+                                linear=True, switches=CALIBRATED_SWITCHES)
         result = first
         budget = settings.nodes if nodes is None else min(settings.nodes, nodes - first.nodes)
         if settings.nodes > 1 and budget > 0 and not limits.out_of_time():
             report = None if on_iteration is None else _after(on_iteration, first.nodes, time.monotonic() - start)
-            deeper = searcher.search(board, limits, ranked, report, nodes=budget, threads=1, linear=True,
-                                     switches=CALIBRATED_SWITCHES)
+            deeper = searcher.search(board, dataclasses.replace(limits, nodes=budget), ranked, report, threads=1,
+                                     linear=True, switches=CALIBRATED_SWITCHES)
             total = first.nodes + deeper.nodes
             # A deeper answer, unless its lines are fewer (an iteration cut short before any).
             if deeper.depth > first.depth and len(deeper.lines) >= len(first.lines):
@@ -200,6 +191,7 @@ def play_level(searcher: Searcher, board: Board, limits: Limits, level: int = MA
             pick = choose(lines, settings, rng)
             result = SearchResult(pick.move, pick.score, result.depth, result.nodes, result.seconds, pick.pv,
                                   result.lines, result.tt_hits, result.tt_probes)
+    result.source = LEVEL
     _think_naturally(limits, start)
     result.seconds = time.monotonic() - start
     return result
@@ -218,7 +210,7 @@ def _after(on_iteration: Callable[[SearchInfo], None], nodes: int,
     return report
 
 
-def _think_naturally(limits, start: float) -> None:
+def _think_naturally(limits: Budget, start: float) -> None:
     """Wait until the level's minimum thinking time, unless told to stop."""
     if limits.hard is None:
         return

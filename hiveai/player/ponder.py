@@ -1,9 +1,11 @@
-"""Pondering for the UHP engine (option ``PonderDuringIdle``): search while the opponent thinks.
+"""Pondering (the engine's option ``PonderDuringIdle``): search while the opponent thinks.
 
-After a searched ``bestmove`` has answered, :class:`Ponderer` remembers the
-position the search predicts (after our move and the PV's reply,
-:meth:`Ponderer.predict`), and once the command's ``ok`` is out a ponder
-thread searches it into the shared table, printing nothing. The server (see
+The engine (:class:`hiveai.player.Engine`) owns a :class:`Ponderer`. After a searched
+move has been played (:meth:`Engine.play <hiveai.player.Engine.play>`), the ponderer
+remembers the position the search predicts (after our move and the PV's reply,
+:meth:`Ponderer.predict`), and once the answer is out (:meth:`Engine.ponder
+<hiveai.player.Engine.ponder>`; over UHP, after the command's ``ok``) a ponder
+thread searches it into the shared table, printing nothing. The UHP server (see
 :mod:`hiveai.uhp.server`) stops it before any command that changes the game or the
 settings; the stop flag is read at every node, so that command runs within
 milliseconds. Commands that leave both alone run beside it, since it searches
@@ -24,13 +26,13 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from hiveai.search import timeman
+from hiveai.search.timeman import Budget, Limit, StopHandle
 
 if TYPE_CHECKING:
     from hiveai.rules.board import Board
     from hiveai.search.searcher import SearchInfo, SearchResult, Searcher
 
-log = logging.getLogger("hiveai.uhp")
+log = logging.getLogger("hiveai.player")
 
 
 def predicted(board: Board, pv: Sequence[str]) -> Board | None:
@@ -47,26 +49,20 @@ def predicted(board: Board, pv: Sequence[str]) -> Board | None:
 
 
 class Ponderer:
-    """The ponder search of one engine: what to ponder, the thread pondering it, and its last iteration.
+    """The ponder search of one engine: what to ponder, the thread pondering it, and its last iteration."""
 
-    ``report`` prints an iteration as the engine's intermediate line; it is
-    called only once a ``bestmove`` has taken the ponder search over (and
-    asked for intermediate lines).
-    """
-
-    def __init__(self, report: Callable[[SearchInfo], None]) -> None:
-        self._report = report
+    def __init__(self) -> None:
+        self._report: Callable[[SearchInfo], None] | None = None  # a bestmove's on_iteration, once it took over
         self._board: Board | None = None  # the position to ponder: after our move and the predicted reply
         self._thread: threading.Thread | None = None
         self._searcher: Searcher | None = None  # the one the ponder thread searches with
-        self._stop = timeman.StopFlag()
-        self._limits: timeman.Limits | None = None  # the running ponder search's, until a bestmove takes it
+        self._stop = StopHandle()
+        self._limits: Budget | None = None  # the running ponder search's, until a bestmove takes it
         self._result: SearchResult | None = None  # its result, once it has ended
         # Guards the ponder search's last iteration and whether its iterations are
-        # printed yet (only once a bestmove has taken it over).
+        # reported yet (only once a bestmove has taken it over).
         self._lock = threading.Lock()
         self._info: SearchInfo | None = None
-        self._reporting = False
 
     @property
     def prediction(self) -> Board | None:
@@ -82,11 +78,11 @@ class Ponderer:
         self.stop()
         self._board = None
 
-    def start(self, game: Board | None, searcher: Callable[[], Searcher], single_threaded: bool) -> None:
+    def start(self, game: Board | None, make_searcher: Callable[[], Searcher], single_threaded: bool) -> None:
         """Ponder the predicted position while ``game`` can still reach it: the
         client's ``play`` of our move, other queries, and the predicted reply
         itself (a ponder hit) keep it; anything else (another reply, undo,
-        newgame) drops it. ``searcher`` hands out the engine's searcher, asked
+        newgame) drops it. ``make_searcher`` hands out the engine's searcher, asked
         for only when a search starts; ``single_threaded``: ponder on one thread."""
         board = self._board
         if board is None:
@@ -99,24 +95,24 @@ class Ponderer:
         if self._thread is not None and self._thread.is_alive():
             return  # it goes on: the command ran beside it
         self.stop()  # a ponder search that failed: joined, and tried again
-        engine = self._searcher = searcher()
+        searcher = self._searcher = make_searcher()
         threads = 1 if single_threaded else None
         self._stop.clear()
-        limits = self._limits = timeman.infinite_limits(self._stop)
+        limits = self._limits = Budget.of(Limit(), self._stop)
         self._result = None
         with self._lock:
-            self._info, self._reporting = None, False
+            self._info, self._report = None, None
 
         def on_iteration(info: SearchInfo) -> None:
             with self._lock:
                 self._info = info
-                if self._reporting:
+                if self._report is not None:
                     self._report(info)
             log.debug("pondering: depth %s done, %s nodes", info.depth, info.nodes)
 
         def ponder() -> None:
             try:
-                result = engine.search(board, limits, on_iteration=on_iteration, threads=threads)
+                result = searcher.search(board, limits, on_iteration=on_iteration, threads=threads)
                 log.info("pondered %s to depth %s, %s nodes", board.game_string(), result.depth, result.nodes)
                 self._result = result
             except Exception:  # pondering is a bonus: never let it break the engine
@@ -125,12 +121,13 @@ class Ponderer:
         self._thread = threading.Thread(target=ponder, name="hiveai-ponder", daemon=True)
         self._thread.start()
 
-    def take_over(self, board: Board, limits: timeman.Limits, allowed: bool, reporting: bool) -> SearchResult | None:
+    def take_over(self, board: Board, limits: Budget, allowed: bool,
+                  on_iteration: Callable[[SearchInfo], None] | None) -> SearchResult | None:
         """On a ponder hit under a clock, let the running ponder search go on as
-        this ``bestmove``'s search, with its deadlines and stop flag, and return
+        this move's search, with its deadlines and stop handle, and return
         its result: its unfinished iteration is kept, not searched again.
-        ``reporting``: print its iterations from now on, the deepest one so far
-        first. Returns None, with pondering stopped, when that does not apply:
+        ``on_iteration`` (if given) sees its iterations from now on, the deepest
+        one so far first. Returns None, with pondering stopped, when that does not apply:
         no ponder search, another position, no deadline, or not ``allowed``
         (the caller's: a node limit, a weak level)."""
         thread, ponder_limits = self._thread, self._limits
@@ -140,14 +137,11 @@ class Ponderer:
         if not hit:
             self.stop()
             return None
-        # Deadlines first, the infinite mark last: the search's driver reads them
-        # without a lock, and must never see "not infinite" with no deadline.
-        ponder_limits.hard, ponder_limits.soft, ponder_limits.stop = limits.hard, limits.soft, limits.stop
-        ponder_limits.infinite = False
+        ponder_limits.take_over(limits)
         with self._lock:
-            self._reporting = reporting
-            if self._reporting and self._info is not None:
-                self._report(self._info)  # the deepest iteration pondered so far
+            self._report = on_iteration
+            if on_iteration is not None and self._info is not None:
+                on_iteration(self._info)  # the deepest iteration pondered so far
         log.info("ponder hit: the ponder search goes on as this bestmove's")
         self._thread = None
         thread.join()
@@ -158,7 +152,7 @@ class Ponderer:
         thread, self._thread = self._thread, None
         if thread is None:
             return
-        self._stop.set()
+        self._stop.stop()
         self._searcher.stop()  # at once, without waiting for the search's next poll
         thread.join()
         # Had the search ended before the request reached it, the request would

@@ -42,6 +42,7 @@ from typing import Sequence
 
 import numpy as np
 
+from hiveai.rules import board_picture
 from hiveai.rules.bug import (
     BLACK,
     COLOUR_NAMES,
@@ -51,6 +52,7 @@ from hiveai.rules.bug import (
     CRITTERS,
     KIND_FIRST,
     MAX_STACK,
+    N_GAME_TYPES,
     PIECES_PER_COLOUR,
     QUEEN,
     colour_of,
@@ -98,11 +100,16 @@ from hiveai.rules.position import (
     POS,
     STACK,
     TOP,
+    NBR,
+    STATE_SIZE,
     WHITE_WINS,
+    _drop,
     do_move,
     game_result,
     new_position,
+    recompute_hash,
     undo_move,
+    undo_source,
 )
 from hiveai.rules.outcome import Outcome, Termination
 from hiveai.rules.piece import Piece
@@ -119,6 +126,11 @@ _CRITTERS_REASONS = (
     (RELAX_ANT, "{name} can't move there: an Ant moves at most five spaces."),
     (RELAX_DRAGONFLY, "{name} can't move there: a Dragonfly must fly at least two spaces."),
 )
+
+# The sections of a position array, by first index, as a refusal names them.
+_SECTIONS = ((HEIGHT, "heights"), (TOP, "top pieces"), (STACK, "stacks"), (POS, "piece cells"),
+             (LEVEL, "piece levels"), (PLY, "ply"), (LAST_MOVED, "last-moved piece"), (GAME_TYPE, "game type"),
+             (HASH, "hash"), (NBR, "neighbour masks"))
 
 _RESULT_STATE = {WHITE_WINS: "WhiteWins", BLACK_WINS: "BlackWins", DRAW: "Draw"}
 
@@ -225,7 +237,8 @@ class Board:
         self._b = new_position(gt)
         self._ws = new_workspace()
         self._buf = np.empty(MAX_MOVES, dtype=np.int32)
-        self._history: list[tuple[int, int, str]] = []  # (move, undo token, MoveString)
+        # (move, undo token, MoveString, hash of the position the move was played in), oldest first
+        self._history: list[tuple[int, int, str, int]] = []
         self._setup: str | None = None  # the set-up the game started from (hiveai.rules.setup_position), None: the empty board
         self._changed()
 
@@ -250,6 +263,58 @@ class Board:
         board = cls.__new__(cls)
         board._reset(gt)
         board._replay(moves)
+        return board
+
+    @classmethod
+    def from_position_array(cls, array: np.ndarray) -> Board:
+        """A board at the position ``array`` holds, in the kernels' flat layout
+        (:mod:`hiveai.rules.position`): the inverse of :attr:`position_array`, with no move history.
+
+        For a position made on the array with the kernels (:func:`hiveai.rules.position.do_move`),
+        such as a game moved across the board, which no GameString can spell (White's first piece
+        always goes to the origin). As for a set-up board, :meth:`game_string` lists only the moves
+        played from here; :attr:`setup` is None. The array is copied, and refused (ValueError)
+        unless the kernels could have made it: its stacks, heights, neighbour masks and hash agree
+        with where the pieces stand.
+
+        >>> board = Board("Base;InProgress;Black[2];wS1;bS1 wS1-;wQ -wS1")
+        >>> same = Board.from_position_array(board.position_array)
+        >>> same == board, same.ply, same.move_history, same.legal_moves == board.legal_moves
+        (True, 3, [], True)
+        >>> broken = board.position_array
+        >>> broken[TOP + ORIGIN] = -1
+        >>> Board.from_position_array(broken)
+        Traceback (most recent call last):
+        ...
+        ValueError: not a position the kernels could have made: where the pieces stand disagrees with its top pieces
+        """
+        given = np.asarray(array)
+        if given.shape != (STATE_SIZE,) or given.dtype != np.int64:
+            raise ValueError(f"a position array holds {STATE_SIZE} int64 values, not {given.shape} {given.dtype}")
+        gt = int(given[GAME_TYPE])
+        if not 0 <= gt < N_GAME_TYPES:
+            raise ValueError(f"not a position the kernels could have made: game type {gt}")
+        on_board = sorted((int(given[LEVEL + p]), p) for p in range(N_PIECES) if given[POS + p] >= 0)
+        last = int(given[LAST_MOVED])
+        pieces_fit = all(piece_in_game(p, gt) and 0 <= given[POS + p] < N_CELLS and 0 <= level < MAX_STACK
+                         for level, p in on_board)
+        last_fits = last == -1 or (0 <= last < N_PIECES and given[POS + last] >= 0)
+        if given[PLY] < 0 or not pieces_fit or not last_fits:
+            raise ValueError("not a position the kernels could have made: its ply, last-moved piece or "
+                             "piece places are out of range")
+        rebuilt = new_position(gt)
+        for _, p in on_board:
+            _drop(rebuilt, p, int(given[POS + p]))
+        rebuilt[PLY], rebuilt[LAST_MOVED] = given[PLY], last
+        rebuilt[HASH] = recompute_hash(rebuilt)
+        differ = np.flatnonzero(rebuilt != given)
+        if len(differ):
+            section = next(name for start, name in reversed(_SECTIONS) if differ[0] >= start)
+            raise ValueError(f"not a position the kernels could have made: where the pieces stand "
+                             f"disagrees with its {section}")
+        board = cls.__new__(cls)
+        board._reset(gt)
+        board._b[:] = given
         return board
 
     def _replay(self, moves: Sequence[str]) -> None:
@@ -365,7 +430,7 @@ class Board:
     @property
     def move_history(self) -> list[str]:
         """Canonical MoveStrings of the moves played, oldest first."""
-        return [s for _, _, s in self._history]
+        return [s for _, _, s, _ in self._history]
 
     @property
     def move_stack(self) -> list[Move]:
@@ -377,12 +442,12 @@ class Board:
         >>> board.move_stack, [str(m) for m in board.move_stack] == board.move_history
         ([<Move wS1>, <Move bS1 wS1->], True)
         """
-        return [Move(m, s) for m, _, s in self._history]
+        return [Move(m, s) for m, _, s, _ in self._history]
 
     def move_history_ints(self) -> list[tuple[int, int]]:
         """(move, undo token) of each ply played, oldest first, for kernels that
         walk the game backwards with :func:`hiveai.rules.position.undo_move`."""
-        return [(m, t) for m, t, _ in self._history]
+        return [(m, t) for m, t, _, _ in self._history]
 
     @property
     def zobrist(self) -> int:
@@ -484,6 +549,66 @@ class Board:
         return (self.game_type, self.turn, -1 if stunned is None else stunned.code,
                 *(int(x) for x in self._b[POS:POS + N_PIECES]), *(int(x) for x in self._b[LEVEL:LEVEL + N_PIECES]))
 
+    def position_hashes(self) -> list[int]:
+        """The :attr:`zobrist` hash of every position of the game, oldest first, this one last
+        (from the empty board, or from the :attr:`setup` the game started from).
+
+        >>> board = Board("Base")
+        >>> board.push("wS1"), len(board.position_hashes()), board.position_hashes()[-1] == board.zobrist
+        (<Move wS1>, 2, True)
+        """
+        return [h & 0xFFFFFFFFFFFFFFFF for *_, h in self._history] + [self.zobrist]
+
+    def repetitions(self) -> int:
+        r"""How many times this position has occurred in the game, this time included (1: the first time).
+
+        The same position is the same :attr:`zobrist` hash: every piece on the same cell at the
+        same level, the same side to move and, in games with the pillbug, the same stunned piece
+        (:meth:`stunned`); so the same legal moves from here on. The move history is not part of
+        it. (A 64-bit hash: two different positions could share one, with odds far below any
+        game's length squared over 2**64.)
+
+        The Queen's Shuffle, twice: White's and Black's queens step aside and back.
+
+        >>> board = Board("Base;InProgress;White[3];wG1;bG1 wG1-;wQ -wG1;bQ bG1-")
+        >>> for move in ("wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
+        ...     _ = board.push(move)
+        >>> board.repetitions(), board.is_repetition()
+        (2, False)
+        >>> for move in ("wQ \\wG1", "bQ bG1\\", "wQ -wG1", "bQ bG1-"):
+        ...     _ = board.push(move)
+        >>> board.repetitions(), board.is_repetition(), board.is_repetition(4)
+        (3, True, False)
+        """
+        hashes = self.position_hashes()
+        return hashes.count(hashes[-1])
+
+    def is_repetition(self, count: int = 3) -> bool:
+        """Whether this position has occurred ``count`` times in the game, this time included:
+        by default a threefold repetition (see :meth:`repetitions` for what counts as the same
+        position).
+
+        The rules of Hive have no draw by repetition, and UHP has none either: the board only
+        counts. A tournament's referee (``hiveai tournament``) and ``hiveai tune``'s self-play end
+        a game drawn at the third occurrence, as many engines do.
+        """
+        return self.repetitions() >= count
+
+    def plies_since_placement(self) -> int:
+        r"""Plies played since the last placement (all of them if there was none since the start).
+
+        A placed piece never goes back to hand, so no position from before the last placement
+        can occur again (chess's halfmove clock counts from a capture or a pawn move the same way).
+
+        >>> board = Board("Base;InProgress;White[3];wG1;bG1 wG1-;wQ -wG1;bQ bG1-")
+        >>> board.plies_since_placement(), board.push("wQ \\wG1"), board.plies_since_placement()
+        (0, <Move wQ \wG1>, 1)
+        """
+        for n, (move, token, _, _) in enumerate(reversed(self._history)):
+            if move != PASS and undo_source(token) < 0:
+                return n
+        return len(self._history)
+
     def __eq__(self, other: object) -> bool:
         """Same position: game type, every piece's cell and height (stacks and hands
         with it), side to move and the piece the pillbug may not move. The move
@@ -505,11 +630,11 @@ class Board:
     def __repr__(self) -> str:
         return f"Board({self.game_string()!r})"
 
-    def _repr_svg_(self) -> str:
-        """The picture Jupyter shows for a board: :func:`hiveai.svg.board` with its defaults."""
-        from hiveai.svg import board
-
-        return board(self)
+    def _repr_svg_(self) -> str | None:
+        """The picture Jupyter shows for a board: the registered drawer's
+        (:func:`hiveai.rules.board_picture`; after ``import hiveai``, :func:`hiveai.svg.board`
+        with its defaults), None without one (Jupyter then shows the ``repr``)."""
+        return board_picture(self)
 
     # --- moves ----------------------------------------------------------
 
@@ -581,6 +706,27 @@ class Board:
             return False
         return True
 
+    def why_illegal(self, move: Move | str | int) -> str | None:
+        """None if ``move`` (a Move, a MoveString or a move int) is legal now, else why not: the
+        message :meth:`push` would raise, in Mzinga's words where it has them.
+
+        Raises what :meth:`push` raises for something that is no move to judge:
+        MoveStringError for text that does not parse, TypeError for no move at all.
+
+        >>> board = Board("Base;InProgress;White[2];wS1;bS1 wS1-")
+        >>> board.why_illegal("wQ -wS1") is None
+        True
+        >>> board.why_illegal("wQ bS1-")
+        "You must place a piece next to your own pieces and away from your opponent's."
+        >>> board.why_illegal("bQ -wS1")
+        "It is White's turn: you can't place bQ."
+        """
+        try:
+            self._legal_code(move)
+        except (IllegalMoveError, GameOverError) as e:
+            return str(e)
+        return None
+
     def peek(self) -> Move:
         """The last move played (python-chess's name); IndexError before the first.
 
@@ -590,7 +736,7 @@ class Board:
         """
         if not self._history:
             raise IndexError("peek: no move has been played")
-        move, _, text = self._history[-1]
+        move, _, text, _ = self._history[-1]
         return Move(move, text)
 
     def valid_moves_string(self) -> str:
@@ -666,8 +812,9 @@ class Board:
 
     def _push_checked(self, move: int) -> Move:
         text = self.move_to_string(move)
+        before = int(self._b[HASH])
         token = int(do_move(self._b, move))
-        self._history.append((move, token, text))
+        self._history.append((move, token, text, before))
         self._changed()
         return Move(move, text)
 
@@ -675,7 +822,7 @@ class Board:
         """Take back the last ply and return its move (as it was played)."""
         if not self._history:
             raise HiveError("There are no moves to undo.")
-        move, token, text = self._history.pop()
+        move, token, text, _ = self._history.pop()
         undo_move(self._b, move, token)
         self._changed()
         return Move(move, text)

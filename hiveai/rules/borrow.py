@@ -4,8 +4,8 @@ Numba counts references to every array it passes around (``NRT_incref`` /
 ``NRT_decref`` on the array's *meminfo*), and the counts are atomic
 (``lock inc``/``lock dec``, some 20 cycles each). LLVM removes most pairs,
 but not across the search's many small calls and branchy helpers: sampled
-with gdb on the bench, about 40 % of the search's time went to those two
-functions. Both return at once when the meminfo pointer is NULL, which is
+with gdb on the bench, about 40 % of the search's time goes to those two
+functions without borrowing (docs/measurements/2026-11-29-speed.md). Both return at once when the meminfo pointer is NULL, which is
 what :func:`borrow` gives: a view of the same memory, same type, no owner.
 
 It is safe only while someone else keeps the array alive, so a kernel

@@ -28,7 +28,7 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple
 
-from hiveai.rules.hex_grid import CELL_MASK, DIR_QR, GRID, ORIGIN, torus_offset
+from hiveai.rules.hex_grid import CELL_MASK, DIR_QR, GRID, ORIGIN
 
 __all__ = ["Cell", "Direction"]
 
@@ -135,8 +135,3 @@ class Cell(NamedTuple):
 def cell_index(cell: Cell) -> int:
     """The kernels' index of ``cell`` (hiveai.rules.hex_grid: a 32 x 32 torus)."""
     return (ORIGIN + cell.q + GRID * cell.r) & CELL_MASK
-
-
-def index_cell(index: int) -> Cell:
-    """The cell nearest White's first piece whose kernel index is ``index``."""
-    return Cell(*torus_offset(ORIGIN, index))

@@ -674,6 +674,21 @@ def _placement_cells(b, ws, side):
 
 
 @counts_free
+def placement_cell_count(b, ws, side):
+    """How many empty cells ``side`` could place a piece on now (whether or not it
+    has one in hand); the cells are left at ws[WS_QUEUE:]."""
+    renew_stamps(ws)
+    return _placement_cells(b, ws, side)
+
+
+@counts_free
+def placeable_count(b, ws, side):
+    """How many of ``side``'s bugs it could place now (one per kind in hand, the
+    queen rules of the current turn applied); they are left at ws[WS_PLACEABLE:]."""
+    return _placeable(b, ws, side)
+
+
+@counts_free
 def _touches_only_own(b, e, side):
     """Whether every stack next to cell e is topped by one of side's pieces."""
     around = b[NBR + e] & ALL_NEIGHBOURS
@@ -761,7 +776,7 @@ def _placeable_in(b, ws, side, critters):
 # takes ``critters`` as an argument and is inlined (numba's inline="always",
 # at the IR level) into one caller passing False and one passing True, after
 # a single test of the game type. LLVM then folds the Critters tests out of
-# the standard copy, which is as lean as before Critters existed, and keeps
+# the standard copy, which is as lean as a generator without Critters, and keeps
 # the whole generation in one function (a call between numba functions costs
 # a status check, and, in a kernel compiled with numba's runtime, reference-count
 # calls on every array argument: see hiveai.rules.borrow.counts_free).
@@ -887,13 +902,6 @@ def count_placements_both(b, ws, moves):
     ours = white_cells if side == 0 else black_cells
     theirs = black_cells if side == 0 else white_cells
     return npl_us * ours, npl_them * theirs
-
-
-@counts_free
-def placeable_count(b, ws):
-    """How many bugs the side to move may place now (one of each kind in hand,
-    the opening's queen rules applied; standard game types)."""
-    return _placeable_in(b, ws, b[PLY] & 1, False)
 
 
 @counts_free

@@ -161,22 +161,42 @@ class GameStringFields:
 
     ``state`` is canonical (``Draw``, not ``draw``); ``ply`` is the ply the
     turn stands for (``White[1]`` is 0, ``Black[1]`` is 1); ``moves`` are the
-    MoveStrings, not replayed.
+    MoveStrings, not replayed. Read with ``check=False`` (see
+    :func:`read_game_string`), every field is exactly as written and ``ply`` is
+    None when the turn is malformed.
     """
 
     game_type: str
     state: str
     turn: str
-    ply: int
+    ply: int | None
     moves: list[str]
 
 
-def read_game_string(text: str) -> GameStringFields:
+def read_game_string(text: str, *, check: bool = True) -> GameStringFields:
     """Split a GameString into its fields; raises GameStringError if the state or turn is malformed.
 
     The one reader of GameString fields: the move list is not replayed and
     the game type is not checked here (see :func:`split_game_string`).
+
+    With ``check=False`` nothing is checked or made canonical and nothing is
+    raised: each field is as written (only the text's two ends are trimmed; a
+    missing field is ``""``), for
+    a caller that judges what someone else wrote (``hiveai uhp-check`` compares
+    an engine's reply field by field).
+
+    >>> read_game_string(" Base ; draw ; Black[2] ; wS1 ; bS1 wS1- ; wQ -wS1")
+    GameStringFields(game_type='Base', state='Draw', turn='Black[2]', ply=3, moves=['wS1', 'bS1 wS1-', 'wQ -wS1'])
+    >>> read_game_string("Base;draw ;Blak[2];wS1", check=False)
+    GameStringFields(game_type='Base', state='draw ', turn='Blak[2]', ply=None, moves=['wS1'])
+    >>> read_game_string("Base", check=False)
+    GameStringFields(game_type='Base', state='', turn='', ply=None, moves=[])
     """
+    if not check:
+        fields = text.strip().split(";")
+        fields += [""] * (3 - len(fields))
+        turn = _TURN_RE.match(fields[2])
+        return GameStringFields(fields[0], fields[1], fields[2], _turn_ply(turn) if turn else None, fields[3:])
     fields = [f.strip() for f in text.strip().split(";")]
     if len(fields) < 3:
         raise GameStringError(
@@ -188,8 +208,12 @@ def read_game_string(text: str) -> GameStringFields:
     turn = _TURN_RE.match(fields[2])
     if not turn:
         raise GameStringError(f'Malformed GameString: bad turn "{fields[2]}" (expected e.g. White[1]).')
-    ply = 2 * (int(turn.group(2)) - 1) + (turn.group(1).lower() == "black")
-    return GameStringFields(fields[0], state, fields[2], ply, fields[3:])
+    return GameStringFields(fields[0], state, fields[2], _turn_ply(turn), fields[3:])
+
+
+def _turn_ply(turn: re.Match[str]) -> int:
+    """The ply a matched TurnString stands for (``White[1]`` is 0, ``Black[1]`` is 1)."""
+    return 2 * (int(turn.group(2)) - 1) + (turn.group(1).lower() == "black")
 
 
 def split_game_string(text: str) -> tuple[int, list[str]]:

@@ -25,17 +25,24 @@ from dataclasses import dataclass
 
 from hiveai.rules.bug import BLACK, COLOUR_NAMES, WHITE
 
-__all__ = ["BLACK", "WHITE", "Outcome", "Termination", "points"]
+__all__ = ["BLACK", "FORFEITS", "WHITE", "Outcome", "Termination", "points"]
 
 # The UHP BoardStates of a finished game (the Universal Hive Protocol's GameString).
 WHITE_WINS, BLACK_WINS, DRAW = "WhiteWins", "BlackWins", "Draw"
 
 
-class Termination(enum.Enum):
-    """The way a game ended. The values are the words the tournament's ``games.jsonl`` uses.
+class Termination(enum.StrEnum):
+    """The way a game ended: the one set of game-end reasons of the library, the records, the
+    board, self-play and the tournament.
+
+    Each value is the word written down: the ``reason`` field of a tournament's ``games.jsonl``
+    and of ``hiveai tune``'s self-play records, a PGN's ``Termination`` tag. A Termination is a
+    ``str`` equal to its value, so records written as plain text compare and read back as they are.
 
     >>> Termination.QUEEN_SURROUNDED.value, Termination("resignation")
     ('queen surrounded', <Termination.RESIGNATION: 'resignation'>)
+    >>> Termination.HANG == "hang", Termination.HANG in FORFEITS, "max plies" in FORFEITS
+    (True, True, False)
     """
 
     #: One queen is surrounded on all six sides (the rules' win).
@@ -43,8 +50,14 @@ class Termination(enum.Enum):
     #: Both queens are surrounded by the same move (the rules' draw).
     BOTH_SURROUNDED = "both queens surrounded"
     #: The same position with the same side to move for the third time (a draw where
-    #: the players or the referee apply that convention; UHP itself has no such rule).
+    #: the players or the referee apply that convention; UHP itself has no such rule):
+    #: :meth:`hiveai.rules.board.Board.is_repetition`.
     REPETITION = "threefold repetition"
+    #: An engine declared the game drawn by repetition and the referee's own count of the
+    #: position confirmed it.
+    ENGINE_DRAW = "draw declared by engine"
+    #: The game reached the referee's or the self-play's limit of plies: a draw.
+    MAX_PLIES = "max plies"
     #: The players agreed to a draw.
     AGREED_DRAW = "agreed draw"
     #: A player resigned.
@@ -53,13 +66,28 @@ class Termination(enum.Enum):
     TIME_FORFEIT = "time forfeit"
     #: A player (an engine) played an illegal move.
     ILLEGAL_MOVE = "illegal move"
-    #: An engine crashed, hung or broke the protocol; the other side wins.
+    #: An engine's process died or closed its pipes.
+    CRASH = "crash"
+    #: An engine did not answer in time (no start-up banner, no ``ok``).
+    HANG = "hang"
+    #: An engine answered with something that is no move or no GameString.
+    UNPARSEABLE_OUTPUT = "unparseable output"
+    #: An engine answered ``err`` or ``invalidmove``, or refused a legal move or an option.
+    ENGINE_ERROR = "engine error"
+    #: An engine broke the rules or the protocol in a way the record does not name; the other
+    #: side wins.
     FORFEIT = "forfeit"
-    #: An arbiter (a tournament's move limit, say) ended the game.
+    #: An arbiter ended the game for a reason the record does not name.
     ADJUDICATION = "adjudication"
     #: The record names the result but not how it came about (Mzinga's PGN has no tag
     #: for it, and a boardspace.net game may end without a word of why).
     UNKNOWN = "unknown"
+
+
+#: The ways to lose a game by a player's fault rather than on the board: the other side wins
+#: (a tournament's record names the loser in its ``forfeit`` field).
+FORFEITS = frozenset({Termination.TIME_FORFEIT, Termination.ILLEGAL_MOVE, Termination.CRASH, Termination.HANG,
+                      Termination.UNPARSEABLE_OUTPUT, Termination.ENGINE_ERROR, Termination.FORFEIT})
 
 
 @dataclass(frozen=True)

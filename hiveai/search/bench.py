@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from hiveai.rules.board import Board, Move
-from hiveai.search.searcher import Searcher, SearchInfo, format_score, warmup
-from hiveai.search.timeman import StopFlag, depth_limits
+from hiveai.search.score import format_score, int_score
+from hiveai.search.searcher import Searcher, SearchInfo, warmup
+from hiveai.search.timeman import Limit
 
 # Table size of the bench searches: Stockfish's bench default (16 MB) and
-# what hiveai.search.searcher.search() uses. Big enough that the bench rarely
+# what hiveai.think() uses. Big enough that the bench rarely
 # replaces entries, small enough to allocate in no time per position.
 BENCH_TT_MB = 16
 
@@ -53,11 +54,9 @@ class BenchPosition:
     midgame: bool  # counts towards the mid-game nodes/s and the perft comparison
 
 
-# Depths chosen so the whole bench is a few million nodes, 5-15 s at
-# 0.5-1 M nodes/s on the 2-core development machine (re-chosen when late
-# move reductions were switched off: without them depth 7 was ten times
-# bigger). The
-# empty boards get a smaller share: the mid-game is what games are made of.
+# Depths chosen so the whole bench is a few million nodes, a few seconds on a
+# 2-core machine. The empty boards get a smaller share: the mid-game is what
+# games are made of.
 # Mid-game positions come from tests/data/perft/random_positions.tsv (random
 # play, perft-verified against MzingaCpp and nokamute), except the last.
 POSITIONS: tuple[BenchPosition, ...] = (
@@ -246,9 +245,9 @@ def bench_position(position: BenchPosition, depth_offset: int = 0, tt_mb: int = 
     def record(info: SearchInfo) -> None:
         iterations.append((info.depth, info.nodes, info.seconds))
 
-    result = Searcher(tt_mb=tt_mb, threads=threads).search(board, depth_limits(depth, StopFlag()), on_iteration=record)
+    result = Searcher(tt_mb=tt_mb, threads=threads).search(board, Limit(depth=depth), on_iteration=record)
     return PositionResult(position.name, board.game_string(), result.depth, position.midgame, result.nodes,
-                          result.seconds, result.move, result.score, result.tt_hits, result.tt_probes,
+                          result.seconds, result.move, int_score(result.score), result.tt_hits, result.tt_probes,
                           iterations)
 
 

@@ -32,8 +32,9 @@ ORDER_COUNTER = 1 << 28  # the countermove: after the killers, before any histor
 HISTORY_MAX = (1 << 28) - 1
 # Moves picked one by one (selection: TT, attacks, defences, killers and the
 # best by history); a node that has not cut off by then sorts the rest once.
-# Leaving the rest in generation order (as before) cost 11 % more bench nodes,
-# 17 % in the Base+MLP mid-game: the history order still finds late cut-offs.
+# Sorting the rest by history still finds late cut-offs: generation order costs
+# 11 % more bench nodes, 17 % in the Base+MLP mid-game
+# (docs/measurements/2026-12-01-search-changes.md).
 SELECTION_PICKS = 6
 
 

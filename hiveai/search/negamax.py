@@ -7,7 +7,7 @@ node-relative in the TT), and the move ordering of :mod:`hiveai.search.movepick`
 At depth 1 (the children are leaves) placements are generated only once one
 could rank first, which keeps the order and skips most of them. A leaf where
 the side to move could surround the enemy queen is searched one ply deeper
-(the threat extension, switch ``extend`` in :mod:`hiveai.switches`).
+(the threat extension; it won its match: docs/measurements/2026-11-29-matches.md).
 Positions repeating one earlier on the search path or in the game since the
 last placement score as a draw: Hive has no repetition rule, but this stops
 a winning side from shuffling (placements are the only irreversible moves,
@@ -44,7 +44,7 @@ from hiveai.rules.position import (
     occupied_neighbours, undo_move,
 )
 from hiveai.search.scratch import (
-    CTL_EVAL_HITS, CTL_EVALS, CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE,
+    CTL_EVAL_HITS, CTL_EVALS, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE,
     CTL_RFP, CTL_ROOT_MOVE, CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES,
     EVAL_CACHE_BITS, MAX_PLY, SD_EVAL, SD_KILLERS, SD_PLY_MOVE, SD_PV, SD_PVLEN,
 )
@@ -134,7 +134,7 @@ def _leaf_score(b, ws, w, net, sd, path, ctl, ply, hp, irrev, pinned):
     # (five cells already taken), look one ply further instead of trusting
     # a static score that cannot see the win. Bounded to twice the
     # iteration depth, since threats can answer threats.
-    if ctl[CTL_EXTEND] != 0 and ply < 2 * ctl[CTL_ITER_DEPTH] and ply < MAX_PLY - 2:
+    if ply < 2 * ctl[CTL_ITER_DEPTH] and ply < MAX_PLY - 2:
         enemy_queen = b[POS + (1 - (b[PLY] & 1)) * PIECES_PER_COLOUR]
         if enemy_queen >= 0 and occupied_neighbours(b, enemy_queen) >= 5:
             return NO_SCORE

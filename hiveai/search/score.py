@@ -230,4 +230,14 @@ class PovScore:
         return f"PovScore({self.relative!r}, {('WHITE', 'BLACK')[self.turn]})"
 
 
-__all__ = ["MATE_BOUND", "WIN", "Cp", "PovScore", "Score", "Win", "format_score", "is_win_score"]
+def int_score(score: PovScore | None) -> int | None:
+    """The search's int for a result's score, from the side to move's view (None for none):
+    what the book, the labels and UHP's log lines store.
+
+    >>> int_score(PovScore(Win(3), BLACK)) == WIN - 3, int_score(PovScore(Cp(-40), WHITE)), int_score(None)
+    (True, -40, None)
+    """
+    return None if score is None else score.relative.to_int()
+
+
+__all__ = ["MATE_BOUND", "WIN", "Cp", "PovScore", "Score", "Win", "format_score", "int_score", "is_win_score"]

@@ -33,14 +33,13 @@ CTL_ROOT_SCORE = 5
 CTL_ROOT_VALID = 6  # 1 once CTL_ROOT_MOVE holds a fully searched move (its line: the PV row of ply 0)
 CTL_GENERATION = 7  # TT generation of this search
 CTL_ITER_DEPTH = 8  # depth of the running iteration
-CTL_EXTEND = 9  # 1: threat extension on (hiveai.switches)
-CTL_EVALS = 10  # leaves evaluated
-CTL_EVAL_HITS = 11  # ... of which found in the evaluation cache
-CTL_NODE_LIMIT = 12  # > 0: the kernel stops itself once CTL_NODES reaches it
-CTL_SHARED = 13  # 1: other threads search the same tree (defer their busy moves: hiveai.search.abdada)
-CTL_RFP = 14  # > 0: reverse futility margin per ply (hiveai.switches)
-CTL_NULL_MOVE = 15  # 1: null move (a pass) at null-window nodes (hiveai.switches)
-CTL_SIZE = 16
+CTL_EVALS = 9  # leaves evaluated
+CTL_EVAL_HITS = 10  # ... of which found in the evaluation cache
+CTL_NODE_LIMIT = 11  # > 0: the kernel stops itself once CTL_NODES reaches it
+CTL_SHARED = 12  # 1: other threads search the same tree (defer their busy moves: hiveai.search.abdada)
+CTL_RFP = 13  # > 0: reverse futility margin per ply (hiveai.switches)
+CTL_NULL_MOVE = 14  # 1: null move (a pass) at null-window nodes (hiveai.switches)
+CTL_SIZE = 15
 
 # Search data (int64): killers, history and the triangular PV table.
 HISTORY_SIDE = N_PIECES * N_CELLS  # history index: side * this + move

@@ -1,20 +1,22 @@
-"""The search's driver: iterative deepening and time in Python, over the compiled kernel.
+"""The search's driver: iterative deepening and time in Python, over the compiled kernel,
+and what a search reports (:class:`SearchResult`, :class:`Line`, :class:`SearchInfo`).
 
 The search is split as Stockfish splits its own: move ordering
 (:mod:`hiveai.search.movepick`), the negamax kernel (:mod:`hiveai.search.negamax`), each
 thread's arrays (:mod:`hiveai.search.scratch`), the helper threads and their busy
 table (:mod:`hiveai.search.threads`, :mod:`hiveai.search.abdada`), the transposition table
-(:mod:`hiveai.search.tt`), and here the driver. What a search reports is in
-:mod:`hiveai.search.results`; the tuning switches it reads in :mod:`hiveai.switches`;
-the playing levels are a layer above it (:mod:`hiveai.player.levels`).
+(:mod:`hiveai.search.tt`), time management (:mod:`hiveai.search.timeman`), and here the
+driver. The tuning switches it reads are in :mod:`hiveai.switches`. The engine
+(:class:`hiveai.player.Engine`) is the layer above: the book, the playing levels and
+pondering are its, and it owns a :class:`Searcher`. The searcher knows nothing of them.
 
 **Driver** (:class:`Searcher`): one kernel call per iteration (and per
 multipv line), run in a worker thread; the kernels release the GIL
-(``nogil=True``). The calling thread waits, and on a stop request (SIGINT,
-``Limits.stop``) or the hard deadline it sets the stop flag in the shared
-``ctl`` array, which the kernel reads at every node, so the answer comes
-within milliseconds: the best move of the last completed iteration, or the
-current iteration's best root move if one was fully searched (it is at least
+(``nogil=True``). The calling thread waits, and on a stop request (a
+:class:`~hiveai.search.timeman.StopHandle`, SIGINT) or the hard deadline it sets the
+stop flag in the shared ``ctl`` array, which the kernel reads at every node, so the
+answer comes within milliseconds: the best move of the last completed iteration, or
+the current iteration's best root move if one was fully searched (it is at least
 as good, having been searched deeper), with the line the kernel found for it.
 
 **Threads** (Lazy SMP): with ``threads`` > 1 the driver starts helper threads
@@ -23,14 +25,14 @@ as good, having been searched deeper), with the line the kernel found for it.
 helpers are stopped and joined. The iteration and time decisions
 (``_iterate``) are the main thread's alone.
 
-Public API, python-chess style: :func:`search` (one call, fresh table) and
-:class:`Searcher` (keeps its table between moves, as the UHP engine does).
+The one-call search for library users is :func:`hiveai.think`; the engine that plays
+games is :class:`hiveai.player.Engine`. :class:`Searcher` is the layer below both
+(``hiveai bench`` calls it directly).
 """
 
 from __future__ import annotations
 
 import queue
-import random
 import threading
 import time
 from collections.abc import Mapping
@@ -43,32 +45,122 @@ from hiveai.search.abdada import new_busy_table
 from hiveai.rules.board import Board, Move
 from hiveai.rules.board import warmup as board_warmup
 from hiveai.evaluation.linear import WEIGHT_NAMES, weights_for, weights_from_env
-from hiveai.player.levels import MAX_LEVEL, play_level
 from hiveai.search.negamax import search_root
 from hiveai.evaluation.network import Network, default_network
 from hiveai.rules.notation import move_to_string
-from hiveai.rules.position import HASH, MOVE_PIECE_SHIFT, PASS, POS, do_move, undo_move
-from hiveai.search.results import Line, SearchInfo, SearchResult
+from hiveai.rules.position import HASH, do_move
 from hiveai.search.scratch import (
-    CTL_EXTEND, CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE, CTL_RFP, CTL_ROOT_MOVE,
+    CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE, CTL_RFP, CTL_ROOT_MOVE,
     CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES, MAX_PLY, Scratch,
 )
-from hiveai.search.score import WIN, format_score, is_win_score  # noqa: F401 - format_score: the results API
+from hiveai.search.score import WIN, PovScore, Score, is_win_score
 from hiveai.switches import search_switches, weight_overrides
 from hiveai.search.threads import Helper
-from hiveai.search.timeman import Limits, StopFlag, depth_limits, time_limits
+from hiveai.search.timeman import Budget, Limit, StopHandle
 from hiveai.search.tt import entry_move, new_table, tt_probe
-from hiveai.search.ttsize import DEFAULT_TT_MB
 
-# Depth used by search() when neither depth nor time is given.
-DEFAULT_DEPTH = 4
+__all__ = ["Line", "SearchInfo", "SearchResult", "Searcher", "ThinkResult", "warmup"]
+
 # What warm() searches to depth 2 with two lines: a small Base+MLP position, so
 # every kernel of the search is called (multipv exclusions included).
 WARM_GAME = "Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-"
+# Where a played move came from (SearchResult.source): the search, the opening book
+# (hiveai.player.book), or a playing level's choice among the searched moves (hiveai.player.levels).
+SEARCH, BOOK, LEVEL = "search", "book", "level"
 # How often the waiting thread checks the clock and the stop flag (seconds).
 POLL_INTERVAL = 0.002
 # The ctl slot each search switch (hiveai.switches.SEARCH_SWITCHES) is written to.
-SWITCH_SLOTS = {"extend": CTL_EXTEND, "rfp": CTL_RFP, "nullmove": CTL_NULL_MOVE}
+SWITCH_SLOTS = {"rfp": CTL_RFP, "nullmove": CTL_NULL_MOVE}
+
+
+@dataclass
+class Line:
+    """One principal variation: a root move, its score and the line it leads to.
+
+    >>> from hiveai import Board, Limit, think
+    >>> line = think(Board("Base+MLP"), Limit(depth=2), multipv=2).lines[1]
+    >>> line.pv[0] == line.move, line.score.turn
+    (True, 0)
+    """
+
+    move: Move
+    score: PovScore  # seen from the side to move of the searched position
+    pv: list[Move]  # from the searched position; pv[0] is move
+
+    @property
+    def move_string(self) -> str:
+        """The move's canonical MoveString (``str(move)``)."""
+        return str(self.move)
+
+
+@dataclass
+class SearchInfo:
+    """A completed iteration (one per multipv line), for progress output.
+
+    ``score`` is the search's int from the side to move's view (hundredths, or
+    ``WIN - plies``: :mod:`hiveai.search.score`; ``Score.from_int(info.score)`` is
+    its :class:`~hiveai.search.score.Score`), as UHP's intermediate lines print it.
+
+    >>> from hiveai import Board, Limit, think
+    >>> seen = []
+    >>> _ = think(Board("Base"), Limit(depth=2), on_iteration=seen.append)
+    >>> [(info.depth, info.multipv) for info in seen]
+    [(1, 1), (2, 1)]
+    """
+
+    depth: int
+    multipv: int  # 1-based line number
+    score: int
+    nodes: int
+    seconds: float
+    nps: float
+    pv: list[Move]  # from the searched position
+    tt_hits: int = 0
+    tt_probes: int = 0
+
+
+@dataclass
+class SearchResult:
+    """What a search found: the move to play and how it got there (the one result type
+    of :func:`hiveai.think`, :class:`hiveai.player.Engine` and :class:`Searcher`).
+
+    ``move`` is the move to play; ``score`` its :class:`~hiveai.search.score.PovScore`
+    (None when nothing was searched: a book move, a zero time or depth); ``depth``
+    the last completed iteration; ``pv`` the principal variation (``pv[0] == move``);
+    ``lines`` the multipv lines, best first; ``source`` where the move came from:
+    ``"search"``, ``"book"`` (the opening book) or ``"level"`` (a playing level's
+    choice, :mod:`hiveai.player.levels`).
+
+    >>> from hiveai import Board, Limit, think
+    >>> result = think(Board("Base"), Limit(depth=2))
+    >>> result.move in Board("Base").legal_moves, result.pv[0] == result.move, result.source
+    (True, True, 'search')
+    """
+
+    move: Move
+    score: PovScore | None
+    depth: int  # last completed iteration (0: no search, the fallback move)
+    nodes: int
+    seconds: float
+    pv: list[Move] = field(default_factory=list)  # from the searched position; pv[0] is move
+    lines: list[Line] = field(default_factory=list)  # multipv, best first
+    tt_hits: int = 0
+    tt_probes: int = 0
+    source: str = SEARCH
+
+    @property
+    def move_string(self) -> str:
+        """The move's canonical MoveString (``str(move)``), what UHP's ``bestmove`` answers."""
+        return str(self.move)
+
+    @property
+    def nps(self) -> float:
+        """Nodes per second."""
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+#: The name :func:`hiveai.think`'s result had before it was the one result type.
+ThinkResult = SearchResult
 
 
 class Searcher:
@@ -80,13 +172,13 @@ class Searcher:
     iteration. One thread is deterministic: the same search gives the same
     nodes and moves every time.
 
-    >>> from hiveai import Board
+    >>> from hiveai import Board, Limit
     >>> s = Searcher(tt_mb=16)
-    >>> s.search(Board("Base"), depth_limits(2, StopFlag())).depth
+    >>> s.search(Board("Base"), Limit(depth=2)).depth
     2
     """
 
-    def __init__(self, tt_mb: int = DEFAULT_TT_MB, weights: np.ndarray | dict[str, np.ndarray] | None = None,
+    def __init__(self, tt_mb: int, weights: np.ndarray | dict[str, np.ndarray] | None = None,
                  threads: int = 1, network: Network | None = None) -> None:
         """A searcher with a ``tt_mb`` MB table and ``threads`` search threads
         (the calling thread only waits).
@@ -125,7 +217,6 @@ class Searcher:
 
     @weights.setter
     def weights(self, weights: np.ndarray | dict[str, np.ndarray] | None) -> None:
-        self._linear = weights is not None or bool(weight_overrides(WEIGHT_NAMES))
         self._weights_asked = weights
         self._weights = weights_from_env() if weights is None else weights
 
@@ -154,9 +245,7 @@ class Searcher:
         >>> s.weights = s.weights  # weights asked for: linear everywhere
         >>> s.network_for("Base+MLP")
         """
-        if self.network is not None:
-            return self.network
-        return None if self._linear else default_network(game_type)
+        return chosen_network(game_type, self.network, self._weights_asked)
 
     def clear(self) -> None:
         """Forget everything learnt (new game): empty table, history, killers."""
@@ -174,7 +263,7 @@ class Searcher:
         kernel from numba's cache (or compile it) with a tiny search, and touch
         every page of the table (:meth:`clear`). The UHP engine does this in the
         background after its banner."""
-        self.search(Board.parse(WARM_GAME), depth_limits(2, StopFlag()), multipv=2)
+        self.search(Board.parse(WARM_GAME), Limit(depth=2), multipv=2)
         self.clear()
 
     def table_move(self, board: Board) -> int | None:
@@ -203,15 +292,19 @@ class Searcher:
         """A counter (CTL_NODES, ...) summed over the main thread and the helpers of this search."""
         return int(self.ctl[slot]) + sum(int(h.ctl[slot]) for h in self._helpers[: self._active - 1])
 
-    def search(self, board: Board, limits: Limits, multipv: int = 1,
+    def search(self, board: Board, limit: Limit | Budget, multipv: int = 1,
                on_iteration: Callable[[SearchInfo], None] | None = None, *,
-               nodes: int | None = None, threads: int | None = None, linear: bool = False,
+               stop: StopHandle | None = None, threads: int | None = None, linear: bool = False,
                switches: Mapping[str, int] | None = None) -> SearchResult:
-        """Search ``board`` (left unchanged) within ``limits``; blocks until done.
+        """Search ``board`` (left unchanged) within ``limit``; blocks until done.
 
+        ``limit``'s nodes cap the main thread's nodes (deterministic, unlike
+        time); an empty limit searches until stopped (:meth:`stop`, or
+        ``stop``, a :class:`~hiveai.search.timeman.StopHandle` another thread may
+        set). The engine gives a :class:`~hiveai.search.timeman.Budget` instead
+        (deadlines counted from when its command arrived, its time options).
         ``on_iteration`` is called in this thread after every completed
-        iteration, once per multipv line. ``nodes`` caps the main thread's
-        nodes (deterministic, unlike time). ``threads`` runs this one search
+        iteration, once per multipv line. ``threads`` runs this one search
         with that many threads instead of :attr:`threads` (the playing levels
         ask for one, which is deterministic). ``linear`` evaluates with
         :attr:`weights` whatever :meth:`network_for` says (the playing levels
@@ -222,6 +315,7 @@ class Searcher:
         finished game.
         """
         start = time.monotonic()
+        limits = limit if isinstance(limit, Budget) else Budget.of(limit, stop or StopHandle(), start)
         legal = board.legal_move_ints()
         if not legal:
             raise ValueError("the game is over: there is no move to search")
@@ -241,7 +335,7 @@ class Searcher:
         if self._stop_requested:  # asked before the flag was cleared
             self.ctl[CTL_STOP] = 1
         self.ctl[CTL_GENERATION] = self._generation
-        self.ctl[CTL_NODE_LIMIT] = 0 if nodes is None else max(1, nodes)
+        self.ctl[CTL_NODE_LIMIT] = 0 if limits.nodes is None else max(1, limits.nodes)
         self.ctl[CTL_SHARED] = int(self._active > 1)
         self._busy.fill(0)  # a race can leave an entry behind; it must not outlive its search
         network = None if linear else self.network_for(board.game_type_string)
@@ -256,11 +350,11 @@ class Searcher:
         self._main.use_network(network)
 
         b = board.position_array.copy()
-        game = _game_hashes(board)
+        game = np.array(board.position_hashes(), dtype=np.uint64).view(np.int64)  # the kernels' bit pattern
         path = np.zeros(len(game) + MAX_PLY + 2, dtype=np.int64)
         path[: len(game)] = game
         hp = len(game) - 1
-        irrev = _last_placement_index(board)
+        irrev = hp - board.plies_since_placement()  # no position before this one can occur again
 
         infos: queue.Queue = queue.Queue()
         state = _IterationState()
@@ -368,17 +462,19 @@ class Searcher:
     def _result(self, board: Board, state: _IterationState, fallback: SearchResult, start: float) -> SearchResult:
         seconds = time.monotonic() - start
         nodes, hits, probes = self._total(CTL_NODES), self._total(CTL_TT_HITS), self._total(CTL_TT_PROBES)
+        turn = board.turn
         lines = []
         for _, s, pv in state.lines:
             moves = _pv_moves(board, pv)
-            lines.append(Line(moves[0], s, moves))
+            lines.append(Line(moves[0], PovScore(Score.from_int(s), turn), moves))
         if state.partial is not None and (not lines or state.partial[0] != lines[0].move.code):
             # The unfinished iteration fully searched a move that beat the old best.
             _, score, pv = state.partial
             moves = _pv_moves(board, pv)
             mv = moves[0]
-            return SearchResult(mv, score, state.depth, nodes, seconds, moves,
-                                [Line(mv, score, moves)] + [x for x in lines if x.move != mv],
+            pov = PovScore(Score.from_int(score), turn)
+            return SearchResult(mv, pov, state.depth, nodes, seconds, moves,
+                                [Line(mv, pov, moves)] + [x for x in lines if x.move != mv],
                                 hits, probes)
         if not lines:
             fallback.nodes, fallback.seconds = nodes, seconds
@@ -386,6 +482,24 @@ class Searcher:
         best = lines[0]
         return SearchResult(best.move, best.score, state.depth, nodes, seconds,
                             best.pv, lines, hits, probes)
+
+
+def chosen_network(game_type: str, network: Network | None = None,
+                   weights: np.ndarray | dict[str, np.ndarray] | None = None) -> Network | None:
+    """The network that evaluates a ``game_type`` game when ``network`` and ``weights``
+    are asked for (None: the linear evaluation): ``network`` in every game type if
+    given; else the linear evaluation everywhere if ``weights`` are given or
+    $HIVEAI_WEIGHTS sets any; else the default, the shipped network where a match
+    made it the default (:func:`hiveai.evaluation.network.default_network`).
+
+    >>> chosen_network("Base+MLP") is not None, chosen_network("Base")
+    (True, None)
+    """
+    if network is not None:
+        return network
+    if weights is not None or weight_overrides(WEIGHT_NAMES):
+        return None
+    return default_network(game_type)
 
 
 @dataclass
@@ -403,31 +517,6 @@ def _check_threads(threads: int) -> int:
     return threads
 
 
-def _game_hashes(board: Board) -> np.ndarray:
-    """Hash of every position of the game so far, oldest first, current last."""
-    b = board.position_array.copy()
-    history = board.move_history_ints()
-    hashes = np.empty(len(history) + 1, dtype=np.int64)
-    hashes[len(history)] = b[HASH]
-    for i in range(len(history) - 1, -1, -1):
-        mv, token = history[i]
-        undo_move(b, mv, token)
-        hashes[i] = b[HASH]
-    return hashes
-
-
-def _last_placement_index(board: Board) -> int:
-    """Index (in the game's position list) of the position after the last placement."""
-    b = board.position_array.copy()
-    history = board.move_history_ints()
-    for i in range(len(history) - 1, -1, -1):
-        mv, token = history[i]
-        undo_move(b, mv, token)
-        if mv != PASS and b[POS + (mv >> MOVE_PIECE_SHIFT)] < 0:
-            return i + 1
-    return 0
-
-
 def _pv_moves(board: Board, pv: list[int]) -> list[Move]:
     """A line of move ints played from ``board`` as :class:`Move` values, each
     named as MoveStrings name it in the position it is played in."""
@@ -437,35 +526,6 @@ def _pv_moves(board: Board, pv: list[int]) -> list[Move]:
         out.append(Move(mv, move_to_string(b, mv)))
         do_move(b, mv)
     return out
-
-
-def search(board: Board, *, depth: int | None = None, time: float | None = None, multipv: int = 1,
-           on_iteration: Callable[[SearchInfo], None] | None = None,
-           searcher: Searcher | None = None, stop: StopFlag | None = None, threads: int = 1,
-           nodes: int | None = None, level: int = MAX_LEVEL, rng: random.Random | None = None) -> SearchResult:
-    """Search ``board`` to ``depth`` plies or for ``time`` seconds (neither: DEFAULT_DEPTH).
-
-    Uses a fresh :class:`Searcher` with ``threads`` threads (one thread: the
-    result is reproducible) unless one is given. ``multipv`` > 1 also ranks
-    the next best moves (``result.lines``). ``stop`` lets another thread end
-    the search early; ``nodes`` caps the nodes searched. ``level`` 1 to 9
-    plays weaker (:func:`hiveai.player.levels.play_level`; ``rng`` makes its choice
-    reproducible); level 10, the default, is the plain search.
-
-    >>> from hiveai import Board
-    >>> search(Board("Base"), depth=1).depth
-    1
-    """
-    stop = stop or StopFlag()
-    if time is not None:
-        limits = time_limits(time, stop)
-    else:
-        limits = depth_limits(DEFAULT_DEPTH if depth is None else depth, stop)
-    if time is not None and depth is not None:
-        limits.depth = depth
-    if searcher is None:
-        searcher = Searcher(tt_mb=16, threads=threads)
-    return play_level(searcher, board, limits, level, rng, multipv=multipv, on_iteration=on_iteration, nodes=nodes)
 
 
 def warmup() -> None:

@@ -1,4 +1,24 @@
-"""Time management for ``bestmove``: TimeSpan parsing and formatting, deadlines, the stop flag.
+"""Time management: how long a search may think (:class:`Limit`), how it is stopped
+(:class:`StopHandle`), UHP's TimeSpans, and the deadlines a search checks.
+
+:class:`Limit` is python-chess's ``chess.engine.Limit``: one value serves hiveai's own
+engine (:class:`hiveai.player.Engine`, :func:`hiveai.think`) and any UHP engine
+(:mod:`hiveai.engine`). Set any mix of the three fields; the search stops at the
+first one reached. A limit with no field set means "until stopped" for the engine
+(a bare ``bestmove``), "the default depth" for :func:`hiveai.think`, and is refused
+by a UHP engine (UHP has no bare search that ends by itself).
+
+>>> Limit(depth=4)
+Limit(depth=4)
+>>> Limit(time=0.5, nodes=10_000)
+Limit(time=0.5, nodes=10000)
+>>> Limit(time=-1)
+Traceback (most recent call last):
+...
+ValueError: Limit time must be a number of seconds >= 0, not -1
+
+A :class:`StopHandle` lets another thread (or a signal handler) end a search at
+once; the search answers with the best move found so far.
 
 UHP clients give the budget of one move as a .NET ``TimeSpan`` string
 (``bestmove time 00:00:05``). MzingaViewer formats it with the default
@@ -16,6 +36,11 @@ out of depth or proves a result first. ``T = 0`` means
 "answer now": both deadlines are already past, so a search returns its
 fallback move without thinking.
 
+Internally a search checks a :class:`Budget`: the limit turned into deadlines
+(``time.monotonic()`` values) with the stop handle, which is the arithmetic above.
+It is time management's working form of a :class:`Limit`, not a second limit type:
+library users give a :class:`Limit`.
+
 This module is plain Python (no numba) so the UHP front end can import it
 before the banner.
 """
@@ -25,6 +50,8 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+
+__all__ = ["Limit", "StopHandle", "format_timespan", "parse_timespan"]
 
 # Fraction of the budget after which no new iteration starts; the running one
 # goes on to the hard deadline. A per-move budget cannot be saved for a later
@@ -91,13 +118,59 @@ def format_timespan(seconds: float) -> str:
     return text + f".{frac:07d}" if frac else text
 
 
-class StopFlag:
-    """A stop request that a signal handler can set safely.
+@dataclass(frozen=True)
+class Limit:
+    """A search limit: ``time`` in seconds, ``depth`` in plies, ``nodes`` searched.
 
-    A plain attribute rather than ``threading.Event``: a signal handler runs
-    between bytecodes of the main thread, possibly while that thread is inside
-    an Event's lock, so touching locks from the handler could deadlock.
-    Searches poll :meth:`is_set`, from any thread.
+    Fields left at None do not limit. Immutable and hashable.
+
+    >>> limit = Limit(time=1)
+    >>> limit.time, limit.depth, limit.nodes, limit.is_empty()
+    (1, None, None, False)
+    """
+
+    time: float | None = None
+    depth: int | None = None
+    nodes: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.time is not None and (isinstance(self.time, bool) or not isinstance(self.time, (int, float))
+                                      or not self.time >= 0):
+            raise ValueError(f"Limit time must be a number of seconds >= 0, not {self.time!r}")
+        for name in ("depth", "nodes"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"Limit {name} must be an int >= 0, not {value!r}")
+
+    def is_empty(self) -> bool:
+        """Whether no field is set.
+
+        >>> Limit().is_empty(), Limit(depth=0).is_empty()
+        (True, False)
+        """
+        return self.time is None and self.depth is None and self.nodes is None
+
+    def __repr__(self) -> str:
+        fields = [f"{name}={getattr(self, name)!r}" for name in ("time", "depth", "nodes")
+                  if getattr(self, name) is not None]
+        return f"Limit({', '.join(fields)})"
+
+
+class StopHandle:
+    """Lets another thread stop a running search (or one not yet started).
+
+    Safe to call from any thread or a signal handler: a plain attribute rather
+    than ``threading.Event``, since a signal handler runs between bytecodes of
+    the main thread, possibly while that thread is inside an Event's lock, so
+    touching locks from the handler could deadlock. Searches poll
+    :meth:`is_set`. One handle serves one search at a time; :meth:`clear`
+    makes it reusable.
+
+    >>> handle = StopHandle()
+    >>> handle.is_set(), handle.stop(), handle.is_set()
+    (False, None, True)
+    >>> handle.clear(), handle.is_set()
+    (None, False)
     """
 
     __slots__ = ("_set",)
@@ -105,31 +178,63 @@ class StopFlag:
     def __init__(self) -> None:
         self._set = False
 
-    def set(self) -> None:
+    def stop(self) -> None:
+        """Ask the search to answer now (with the best move found so far)."""
         self._set = True
 
-    def clear(self) -> None:
-        self._set = False
-
     def is_set(self) -> bool:
+        """Whether a stop was asked for."""
         return self._set
+
+    def clear(self) -> None:
+        """Forget the stop request, to use the handle for another search."""
+        self._set = False
 
 
 @dataclass
-class Limits:
-    """What one ``bestmove`` may spend.
+class Budget:
+    """What one search may spend, as the search checks it: time management's working
+    form of a :class:`Limit` (internal; library users give a :class:`Limit`).
 
-    ``depth`` is the ply limit (None: unlimited). ``soft``/``hard`` are
-    ``time.monotonic()`` deadlines (None: no time limit). ``infinite`` marks a
-    bare ``bestmove``, which answers only when ``stop`` is set (SIGINT), like
-    UCI's ``go infinite``.
+    ``depth`` and ``nodes`` are the limit's (None: unlimited). ``soft``/``hard``
+    are ``time.monotonic()`` deadlines (None: no time limit). ``infinite`` marks
+    an empty limit, which answers only when ``stop`` is set, like UCI's ``go
+    infinite`` or a bare ``bestmove``.
+
+    >>> budget = Budget.of(Limit(time=10), StopHandle(), start=100.0)
+    >>> round(budget.soft, 2), round(budget.hard, 2), budget.infinite
+    (109.0, 109.98, False)
+    >>> Budget.of(Limit(), StopHandle()).infinite
+    True
     """
 
     depth: int | None = None
+    nodes: int | None = None
     soft: float | None = None
     hard: float | None = None
     infinite: bool = False
-    stop: StopFlag = field(default_factory=StopFlag)
+    stop: StopHandle = field(default_factory=StopHandle)
+
+    @classmethod
+    def of(cls, limit: Limit, stop: StopHandle, start: float | None = None,
+           usage: float = TIME_USAGE, margin: float = REPLY_MARGIN) -> Budget:
+        """The budget of a search within ``limit``, stopped by ``stop``.
+
+        A time ``T`` gives a soft deadline at ``usage * T`` and a hard one at
+        ``T - margin`` (soft is capped at hard; a budget below the margin gives
+        deadlines at once, and ``T = 0`` deadlines already past), counted from
+        ``start`` (default: now), when the command arrived.
+        """
+        budget = cls(depth=limit.depth, nodes=limit.nodes, infinite=limit.is_empty(), stop=stop)
+        if limit.time is not None:
+            if start is None:
+                start = time.monotonic()
+            seconds = max(0.0, float(limit.time))
+            # The margin always applies (also with usage 1.0), so the hard deadline is
+            # never T itself; the soft one never falls after the hard one.
+            budget.hard = start + max(0.0, seconds - margin)
+            budget.soft = min(start + usage * seconds, budget.hard)
+        return budget
 
     def stopped(self) -> bool:
         """Must stop now: stop requested or hard deadline passed."""
@@ -139,29 +244,12 @@ class Limits:
         """Should not start new work: stopped, or soft deadline passed."""
         return self.stopped() or (self.soft is not None and time.monotonic() >= self.soft)
 
+    def take_over(self, other: Budget) -> None:
+        """Go on under ``other``'s deadlines and stop handle (a ponder hit: the
+        running search of an empty limit becomes the timed search of ``other``).
 
-def time_limits(seconds: float, stop: StopFlag, start: float | None = None,
-                usage: float = TIME_USAGE, margin: float = REPLY_MARGIN) -> Limits:
-    """Limits for ``bestmove time``: soft at ``usage * T``, hard at ``T - margin``
-    (soft is capped at hard; a budget below the margin gives deadlines at once).
-
-    ``start`` is when the command arrived (default: now); the budget counts
-    from there. ``seconds <= 0`` gives deadlines that are already past.
-    """
-    if start is None:
-        start = time.monotonic()
-    seconds = max(0.0, seconds)
-    # The margin always applies (also with usage 1.0), so the hard deadline is
-    # never T itself; the soft one never falls after the hard one.
-    hard = start + max(0.0, seconds - margin)
-    return Limits(soft=min(start + usage * seconds, hard), hard=hard, stop=stop)
-
-
-def depth_limits(depth: int, stop: StopFlag) -> Limits:
-    """Limits for ``bestmove depth N``: no clock, only the ply limit and the stop flag."""
-    return Limits(depth=depth, stop=stop)
-
-
-def infinite_limits(stop: StopFlag) -> Limits:
-    """Limits for a bare ``bestmove``: think until the stop flag is set."""
-    return Limits(infinite=True, stop=stop)
+        Deadlines first, the infinite mark last: the search's driver reads them
+        without a lock, and must never see "not infinite" with no deadline.
+        """
+        self.hard, self.soft, self.stop = other.hard, other.soft, other.stop
+        self.infinite = False

@@ -50,9 +50,11 @@ import numpy as np
 
 from hiveai.rules.borrow import counts_free
 from hiveai.search.score import MATE_BOUND, WIN
-from hiveai.search.ttsize import DEFAULT_TT_MB, table_entries
 
 EXACT, LOWER, UPPER = 0, 1, 2
+
+# One slot: a key word and a data word of 8 bytes each (the layout above).
+ENTRY_BYTES = 16
 
 # Scores beyond MATE_BOUND are wins or losses in some number of plies; they
 # are made node-relative when stored.
@@ -82,7 +84,17 @@ def _zeroed_words(n: int) -> np.ndarray:
     return raw[skip: skip + n]
 
 
-def new_table(size_mb: int = DEFAULT_TT_MB) -> tuple[np.ndarray, np.ndarray]:
+def table_entries(size_mb: int) -> int:
+    """Slots for a table of ``size_mb`` MB: the largest power of two that fits.
+
+    >>> table_entries(64) == 4 * 1024 * 1024
+    True
+    """
+    n = max(2, (int(size_mb) * 1024 * 1024) // ENTRY_BYTES)
+    return 1 << (n.bit_length() - 1)
+
+
+def new_table(size_mb: int) -> tuple[np.ndarray, np.ndarray]:
     """Empty (keys, data) arrays of ``size_mb`` MB in all: views of one buffer with
     each slot's two words side by side (see "Memory layout" above)."""
     words = _zeroed_words(2 * table_entries(size_mb))

@@ -28,10 +28,9 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from hiveai.tournament.timeouts import COMPILE_TIMEOUT, SLOW_NOTICE
+from hiveai.rules.outcome import Termination
 from hiveai.tournament.referee import (
     BANNER,
-    ENGINE_ERROR,
-    HANG,
     EngineFailure,
     EngineProcess,
     GameLog,
@@ -114,7 +113,7 @@ def check_engine(spec: EngineSpec, game_type: str, rules: Rules = Rules(),
                 return Rejection(spec, command, bad), notes
         lines, _ = patient(f"newgame {game_type}")
         if not lines or lines[0].startswith(_REJECTED):
-            raise EngineFailure(ENGINE_ERROR, f"'newgame {game_type}' answered {lines[:1]}")
+            raise EngineFailure(Termination.ENGINE_ERROR, f"'newgame {game_type}' answered {lines[:1]}")
         command = f"bestmove {spec.go}"
         try:
             lines, _ = patient(command)
@@ -137,10 +136,10 @@ def check_engine(spec: EngineSpec, game_type: str, rules: Rules = Rules(),
 
 def _remedy(failure: EngineFailure) -> str:
     """What to try when an engine failed the check (empty: nothing to suggest)."""
-    if failure.reason == HANG and BANNER in failure.detail:
+    if failure.reason == Termination.HANG and BANNER in failure.detail:
         return ("\nIs the command a UHP engine? One that is only slow to start needs more time: "
                 "--banner-timeout SECONDS.")
-    if failure.reason == HANG:
+    if failure.reason == Termination.HANG:
         return "\nAn engine that is only slow to answer needs more time: --hang-timeout SECONDS."
     return ""
 
@@ -168,7 +167,7 @@ def check_engines(config: TournamentConfig, say: Callable[[str], None], rules: R
 def setup_failure(record: dict, config: TournamentConfig) -> Rejection | None:
     """The set-up error a finished game was lost to, if any: an engine rejected an
     option, or answered ``err`` to its first ``bestmove`` of the game."""
-    if record.get("reason") != ENGINE_ERROR or record.get("forfeit") is None:
+    if record.get("reason") != Termination.ENGINE_ERROR or record.get("forfeit") is None:
         return None
     spec = config.engine(record["forfeit"])
     detail = record.get("detail", "")

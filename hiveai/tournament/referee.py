@@ -49,7 +49,6 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -57,6 +56,7 @@ from hiveai.rules.board import Board
 from hiveai.engine import EngineError, EngineTerminatedError, EngineTimeoutError, UhpEngine
 from hiveai.errors import GameStringError, IllegalMoveError, MoveStringError
 from hiveai.rules.notation import FINISHED, read_game_string
+from hiveai.rules.outcome import Termination
 from hiveai.text import plural
 from hiveai.search.timeman import parse_timespan
 from hiveai.tournament.timeouts import (
@@ -70,27 +70,14 @@ from hiveai.tournament.timeouts import (
     TIME_TOLERANCE,
     TIME_TOLERANCE_MS,
 )
-from hiveai.tournament.results import (  # noqa: F401 - why a game ends; FORFEITS for the referee's users
-    BOTH_SURROUNDED,
-    CRASH,
-    ENGINE_DRAW,
-    ENGINE_ERROR,
-    FORFEITS,
-    GARBAGE,
-    HANG,
-    ILLEGAL_MOVE,
-    MAX_PLIES_REACHED,
-    QUEEN_SURROUNDED,
-    REPETITION,
-    TIME_FORFEIT,
-)
 from hiveai.tournament.schedule import EngineSpec, ScheduledGame
 
 
 class EngineFailure(Exception):
-    """An engine broke the protocol or the rules; ``reason`` is one of FORFEITS."""
+    """An engine broke the protocol or the rules; ``reason`` is one of
+    :data:`hiveai.rules.outcome.FORFEITS`."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: Termination, detail: str) -> None:
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
@@ -157,7 +144,7 @@ class EngineProcess:
             self.uhp = UhpEngine(spec.command, read_banner=False,
                                  log=lambda tag, text: self.log.add(self.spec.name, tag, text))
         except EngineTerminatedError as e:
-            raise EngineFailure(CRASH, str(e)) from None
+            raise EngineFailure(Termination.CRASH, str(e)) from None
         self.proc = self.uhp.proc
         with _LIVE_LOCK:
             _LIVE.add(self)
@@ -171,12 +158,12 @@ class EngineProcess:
         if isinstance(error, EngineTimeoutError):
             detail = (f"no start-up banner (its 'id' line and 'ok') within {timeout:.1f} s" if what == BANNER
                       else f"no 'ok' within {timeout:.1f} s of '{what}'")
-            return EngineFailure(HANG, detail)
+            return EngineFailure(Termination.HANG, detail)
         if isinstance(error, EngineTerminatedError):
             code = error.returncode
             how = f"exited with code {code}" if code is not None else "closed its output"
-            return EngineFailure(CRASH, f"{how} during '{what}'")
-        return EngineFailure(ENGINE_ERROR, str(error))
+            return EngineFailure(Termination.CRASH, f"{how} during '{what}'")
+        return EngineFailure(Termination.ENGINE_ERROR, str(error))
 
     def handshake(self, banner_timeout: float, timeout: float) -> list[str]:
         """Read the start-up banner (within ``banner_timeout``) and set the spec's
@@ -195,7 +182,7 @@ class EngineProcess:
             lines, _ = self.command(f"options set {name} {value}", timeout)
             bad = [ln for ln in lines if ln.startswith(("err", "invalidmove"))]
             if bad:
-                raise EngineFailure(ENGINE_ERROR, f"option {name}={value} rejected: {bad[0]}")
+                raise EngineFailure(Termination.ENGINE_ERROR, f"option {name}={value} rejected: {bad[0]}")
         return banner
 
     def command(self, line: str, timeout: float, *,
@@ -242,11 +229,6 @@ class _Pool(threading.local):
 
 
 _POOL = _Pool()
-
-
-def pooled_engines() -> dict[str, EngineProcess]:
-    """The engines this thread keeps running between its games, by engine name (a copy)."""
-    return dict(_POOL.engines)
 
 
 def _start(spec: EngineSpec, log: GameLog, keep: bool, rules: Rules) -> EngineProcess:
@@ -328,12 +310,6 @@ class _Game:
         self.log = GameLog()
         self.board = Board.from_game_string(task.game.opening)
         self.opening_plies = self.board.ply
-        self.seen: Counter[int] = Counter()
-        replay = Board(self.board.game_type_string)
-        self.seen[replay.zobrist] += 1
-        for move in self.board.move_history:  # positions of the opening count too
-            replay.play(move)
-            self.seen[replay.zobrist] += 1
         self.engines: list[EngineProcess | None] = [None, None]
         self.times: list[float] = []
         self.flags: list[str] = []
@@ -369,19 +345,20 @@ class _Game:
             lines, _ = self.ask(side, newgame, rules.hang_timeout)
             self.check_game_string(side, lines, newgame)
 
-    def adjudicate(self) -> tuple[str, str, str] | None:
+    def adjudicate(self) -> tuple[str, Termination, str] | None:
         """(result, reason, detail) if the game is over now, else None."""
         board, rules = self.board, self.task.rules
         if board.is_game_over():
             state = board.state
             if state == "Draw":
-                return state, BOTH_SURROUNDED, "both queens are surrounded"
+                return state, Termination.BOTH_SURROUNDED, "both queens are surrounded"
             loser = "Black" if state == "WhiteWins" else "White"
-            return state, QUEEN_SURROUNDED, f"{loser}'s queen is surrounded"
-        if rules.repetition and self.seen[board.zobrist] >= 3:
-            return "Draw", REPETITION, f"the position after ply {board.ply} occurred for the third time"
+            return state, Termination.QUEEN_SURROUNDED, f"{loser}'s queen is surrounded"
+        if rules.repetition and board.is_repetition():  # the opening's positions count too
+            return "Draw", Termination.REPETITION, f"the position after ply {board.ply} occurred for the third time"
         if rules.max_plies and board.ply >= rules.max_plies:
-            return "Draw", MAX_PLIES_REACHED, f"{plural(board.ply, 'ply', 'plies')} played (limit {rules.max_plies})"
+            return ("Draw", Termination.MAX_PLIES,
+                    f"{plural(board.ply, 'ply', 'plies')} played (limit {rules.max_plies})")
         return None
 
     def engine_move(self) -> str:
@@ -392,25 +369,25 @@ class _Game:
         self.times.append(round(seconds, 4))
         answer = next((ln for ln in reversed(lines) if ln.strip()), "")
         if not answer:
-            raise self.fail(side, GARBAGE, "empty reply to bestmove")
+            raise self.fail(side, Termination.UNPARSEABLE_OUTPUT, "empty reply to bestmove")
         if answer.startswith(("err", "invalidmove")):
-            raise self.fail(side, ENGINE_ERROR, f"bestmove answered {answer!r}")
+            raise self.fail(side, Termination.ENGINE_ERROR, f"bestmove answered {answer!r}")
         text = answer.split(";")[0].strip()  # Mzinga's intermediate lines are move;depth;score
         try:
             move = self.board.parse_move(text)
         except MoveStringError as e:
-            raise self.fail(side, GARBAGE, f"bestmove answered {answer!r}: {e}") from None
+            raise self.fail(side, Termination.UNPARSEABLE_OUTPUT, f"bestmove answered {answer!r}: {e}") from None
         except IllegalMoveError as e:
-            raise self.fail(side, ILLEGAL_MOVE, f"{text!r} at ply {self.board.ply + 1}: {e}") from None
+            raise self.fail(side, Termination.ILLEGAL_MOVE, f"{text!r} at ply {self.board.ply + 1}: {e}") from None
         budget = move_budget(spec.go)
         rules = self.task.rules
         if budget is not None and seconds > budget * (1 + rules.time_tolerance) + rules.time_tolerance_ms / 1000:
-            raise self.fail(side, TIME_FORFEIT, f"{seconds:.3f} s for a {budget:g} s move (ply {self.board.ply + 1})")
+            raise self.fail(side, Termination.TIME_FORFEIT,
+                            f"{seconds:.3f} s for a {budget:g} s move (ply {self.board.ply + 1})")
         self.board.push(move)
-        self.seen[self.board.zobrist] += 1
         return str(move)
 
-    def tell(self, move_string: str) -> tuple[str, str, str] | None:
+    def tell(self, move_string: str) -> tuple[str, Termination, str] | None:
         """Pass the move to both engines (mover first); a true draw claim ends the game."""
         line = "pass" if move_string == "pass" else f"play {move_string}"
         mover = 1 - self.board.turn
@@ -429,13 +406,13 @@ class _Game:
                               f"the referee says {referee_state}")
         return outcome
 
-    def draw_claim(self, side: int) -> tuple[str, str, str] | None:
+    def draw_claim(self, side: int) -> tuple[str, Termination, str] | None:
         """An engine declared a draw: the outcome if the referee's repetition count confirms it, else None."""
         name, ply = self.specs[side].name, self.board.ply
-        count = self.seen[self.board.zobrist]
+        count = self.board.repetitions()
         if count >= 3:
             self.flag(f"{name} declared a draw after ply {ply}; honoured: the position occurred {count} times")
-            return "Draw", ENGINE_DRAW, f"{name} declared a draw by repetition after ply {ply}"
+            return "Draw", Termination.ENGINE_DRAW, f"{name} declared a draw by repetition after ply {ply}"
         if (side, "Draw", "claim") not in self.disagreements:  # once per engine, not every ply
             self.disagreements.add((side, "Draw", "claim"))
             self.flag(f"{name} declared a draw after ply {ply}; rejected: the position occurred "
@@ -446,17 +423,18 @@ class _Game:
         """The state an engine's GameString reply declares; errors and nonsense lose."""
         first = lines[0].strip() if lines else ""
         if first.startswith(("err", "invalidmove")):
-            raise self.fail(side, ENGINE_ERROR, f"'{command}' answered {first!r}")
+            raise self.fail(side, Termination.ENGINE_ERROR, f"'{command}' answered {first!r}")
         try:
             fields = read_game_string(first)
         except GameStringError:
-            raise self.fail(side, GARBAGE, f"'{command}' answered {first!r}, not a GameString") from None
+            raise self.fail(side, Termination.UNPARSEABLE_OUTPUT,
+                            f"'{command}' answered {first!r}, not a GameString") from None
         if len(fields.moves) != self.board.ply:
-            raise self.fail(side, ENGINE_ERROR, f"after '{command}' the engine's game has {len(fields.moves)} "
+            raise self.fail(side, Termination.ENGINE_ERROR, f"after '{command}' the engine's game has {len(fields.moves)} "
                                                 f"plies, the referee's {self.board.ply}")
         return fields.state
 
-    def fail(self, side: int, reason: str, detail: str) -> EngineFailure:
+    def fail(self, side: int, reason: Termination, detail: str) -> EngineFailure:
         e = EngineFailure(reason, detail)
         e.side = side
         return e
@@ -464,7 +442,7 @@ class _Game:
     # -- the whole game ----------------------------------------------------------
 
     def play(self) -> dict:
-        outcome: tuple[str, str, str] | None = None
+        outcome: tuple[str, Termination, str] | None = None
         forfeit: int | None = None
         try:
             self.setup()
@@ -492,14 +470,14 @@ class _Game:
             elif self.task.rules.fresh_engines:
                 engine.close()
 
-    def record(self, result: str, reason: str, detail: str, forfeit: int | None) -> dict:
+    def record(self, result: str, reason: Termination, detail: str, forfeit: int | None) -> dict:
         g = self.task.game
         names = [s.name for s in self.specs]
         winner = {"WhiteWins": names[0], "BlackWins": names[1]}.get(result)
         return {
             "id": g.id, "index": g.index, "pair": g.pair, "pairing": list(g.pairing),
             "white": names[0], "black": names[1], "opening": g.opening,
-            "result": result, "winner": winner, "reason": reason, "detail": detail,
+            "result": result, "winner": winner, "reason": reason.value, "detail": detail,
             "forfeit": None if forfeit is None else names[forfeit],
             "plies": self.board.ply, "opening_plies": self.opening_plies,
             "game_string": self.board.game_string(), "times": self.times, "flags": self.flags,

@@ -45,7 +45,7 @@ from hiveai.durable import (
     read_json_lines,
     replace_atomically,
 )
-from hiveai.gamerecord import GameRecord, GameRecordError, read_game
+from hiveai.records import GameRecord, GameRecordError, read_game
 from hiveai.rules.notation import read_game_string
 from hiveai.text import plural
 from hiveai.backend import make_backend

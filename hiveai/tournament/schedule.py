@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hiveai.rules.board import Board
-from hiveai.gamerecord import read_games
+from hiveai.records import read_games
 from hiveai.text import plural
 from hiveai.search.timeman import format_timespan
 from hiveai.tournament.timeouts import DEFAULT_RANDOM_PLIES

@@ -12,9 +12,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hiveai.rules.outcome import BLACK, WHITE, points
+from hiveai.rules.outcome import BLACK, FORFEITS, WHITE, Termination, points
 from hiveai.text import plural
-from hiveai.tournament.results import ENGINE_DRAW, FORFEITS
 from hiveai.tournament.stats import EloEstimate, Sprt, pair_points, pentanomial_elo, wdl_elo
 
 
@@ -194,7 +193,7 @@ def standings_notes(records: list[dict], names: list[str], sprt: Sprt | None = N
         lines.append("Forfeits: " + ", ".join(f"{n} {why} {c}" for (n, why), c in sorted(forfeits.items())))
     # A draw claim the referee honoured ends its game (reason ENGINE_DRAW) and leaves one flag, which the
     # game ends above already count; any other flag is an engine's result the referee did not see.
-    disputed = sum(1 for r in records if len(r.get("flags") or ()) > (r["reason"] == ENGINE_DRAW))
+    disputed = sum(1 for r in records if len(r.get("flags") or ()) > (r["reason"] == Termination.ENGINE_DRAW))
     if disputed:
         lines.append(f"Games with flags (an engine declared a result the referee did not see): {disputed}")
     if sprt is not None:

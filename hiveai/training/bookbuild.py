@@ -46,7 +46,7 @@ from hiveai.backend import make_backend
 from hiveai.player.book import BOOK_ENCODING, Book, BookFormatError, Entry, StoredMove, book_path, entry_moves, to_stored
 from hiveai.rules.bug import STANDARD_GAME_TYPES, game_type_string, parse_game_type
 from hiveai.durable import DirectoryLock, LineAppender, replace_atomically, trim_partial_line
-from hiveai.gamerecord import read_games
+from hiveai.records import read_games
 from hiveai.rules.notation import FINISHED
 from hiveai.rules.outcome import points
 from hiveai.rules.position import PASS, do_move
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 ALL_GAME_TYPES = tuple(game_type_string(gt) for gt in STANDARD_GAME_TYPES)  # every subset of M, L, P
-# Named opening lines shipped with the books (a GameString file, see gamerecord.read_games).
+# Named opening lines shipped with the books (a GameString file, see hiveai.records.read_games).
 NAMED_FILE = "named.txt"
 
 # Defaults of `hiveai book build` (the shipped books' commands are in openings/README.md).
@@ -164,15 +164,17 @@ def child_key(board: Board, move: int) -> str:
 
 def search_job(job: Job) -> JobResult:
     """Search one book position (a top-level function, so Ray can ship it to its workers)."""
-    from hiveai.search.searcher import search
+    from hiveai.player import think
+    from hiveai.search.score import int_score
+    from hiveai.search.timeman import Limit
 
     start = time.monotonic()
     board = _board(job.game_type, job.line)
     legal = board.legal_move_ints()
     duplicates = len(legal) - len({child_key(board, m) for m in legal})
-    res = search(board, depth=job.depth, time=job.time, multipv=min(len(legal), job.multipv + duplicates))
+    res = think(board, Limit(time=job.time, depth=job.depth), multipv=min(len(legal), job.multipv + duplicates))
     nodes = res.nodes
-    lines = [Scored(line.move_string, line.score, res.depth) for line in res.lines]
+    lines = [Scored(line.move_string, int_score(line.score), res.depth) for line in res.lines]
     ranked = {line.move.code for line in res.lines}
     extras = []
     for text in job.extras:
@@ -181,9 +183,9 @@ def search_job(job: Job) -> JobResult:
             continue
         board.push(move)
         if not board.is_game_over() and board.legal_move_ints() != [PASS]:
-            sub = search(board, depth=None if job.depth is None else max(1, job.depth - 1), time=job.time)
+            sub = think(board, Limit(time=job.time, depth=None if job.depth is None else max(1, job.depth - 1)))
             if sub.score is not None:
-                extras.append(Scored(text, -sub.score, sub.depth + 1))
+                extras.append(Scored(text, -int_score(sub.score), sub.depth + 1))
             nodes += sub.nodes
         board.pop()
     return JobResult(job, lines, extras, nodes, time.monotonic() - start)

@@ -1,74 +1,269 @@
-"""``hiveai train``: fit a network evaluation (hiveai.evaluation.network) to hiveai's own searches.
+"""``hiveai train``: generations of labelled positions, and the evaluation fitted to them.
 
-Pipeline, every step resumable in one output folder (one run at a time: the
-folder is locked with :class:`hiveai.durable.DirectoryLock`):
+Pipeline, every step resumable (one run at a time per folder: the output folder
+and the dataset are each locked with :class:`hiveai.durable.DirectoryLock`):
 
-1. **Self-play** (``games.jsonl``): games of the current engine against
-   itself, from book openings and random plies, through
-   :func:`hiveai.training.tune.selfplay` (threads or Ray tasks, each finished game
-   appended at once).
-2. **Labels** (``labels.jsonl``): in each game, every ``sample_every``-th
-   position from ply ``MIN_SAMPLE_PLY`` on is searched by the current engine
-   (its default evaluation, so generation N's network labels generation N+1's
-   data in the game types where it is the default) to a fixed depth; its
-   score (side to move's view) is the label, the game's result the second one. One line per game, appended when its positions are
-   all searched, so an interruption loses at most the games being labelled.
-   Labelling runs through hiveai.backend like self-play.
-3. **Fit**: the feature vectors (hiveai.evaluation.features) of the labelled positions,
-   training and held-out games split as ``hiveai tune`` splits them
-   (:func:`hiveai.training.tune.split_holdout`). Target: the score clipped to
-   ``+-scale`` and divided by it (the *squash*), blended with the result
-   (+1, 0, -1 for the side to move) by ``result_weight``. Fitted with
-   scikit-learn's MLPRegressor (the optional extra ``[train]``); a ridge
-   regression of the same features on the same targets is the linear
-   baseline. Inputs are standardised for the fit, and the standardisation is
-   folded into the first layer, so the exported file reads raw features.
-4. **Export**: ``network.hnn`` (hiveai.evaluation.network's format) and ``fit.json``, the
-   fit report: variance explained (R²) on the held-out games by the network
-   and by the linear model.
+1. **Self-play** (``OUT/games.jsonl``): games of the engine against itself with
+   the evaluation being improved (``--eval-file``: a network or weights file;
+   default the engine's default evaluation), from book openings and random
+   plies, through :func:`hiveai.training.tune.selfplay` (threads or Ray tasks,
+   each finished game appended at once). Games the dataset holds labelled
+   already (same run, same labeller) are not played again.
+2. **Labels** (the dataset, :mod:`hiveai.training.dataset`, default
+   ``OUT/data``): in each game every ``sample_every``-th position from ply
+   ``MIN_SAMPLE_PLY`` on is searched to a fixed depth by an engine
+   (:class:`hiveai.player.Engine`) with the same evaluation (so generation N
+   labels generation N+1's data) through one function, :func:`analyse`; the score (side to move's view) is the label, the game's
+   result the second one. Each game is appended to the dataset when its
+   positions are all searched, so a kill loses at most the games being
+   labelled; a game the dataset holds is never labelled twice.
+3. **Fit**, on every game of the dataset of these game types labelled by this
+   evaluation to this depth (not only this run's: the data grows across runs),
+   every 10th game of each run held out (:func:`hiveai.training.dataset.split_holdout`):
+
+   * ``fit="network"`` (default): the feature vectors
+     (hiveai.evaluation.features) of the labelled positions; target: the score
+     clipped to ``+-scale`` and divided by it (the *squash*), blended with the
+     result (+1, 0, -1 for the side to move) by ``result_weight``. A ridge
+     regression of the same features on the same targets is the linear model;
+     scikit-learn's MLPRegressor (the optional extra ``[train]``) fits what it
+     leaves; the sum is exported as one plain MLP. Inputs are standardised for
+     the fit, and the standardisation is folded into the first layer, so the
+     exported file reads raw features.
+   * ``fit="linear"``: the linear evaluation's weights of each game type, by
+     ``hiveai tune``'s coordinate descent, each labelled position's target its
+     score as an expected result, ``1 / (1 + exp(-K score))``, with ``K``
+     Texel's constant of the starting weights (those of ``--eval-file``, else
+     the shipped ones) on the training games' results, held fixed: the static
+     score moves towards the deeper search's on its own scale
+     (:func:`hiveai.training.tune.labelled_set`). ``tempo`` is frozen by
+     default: at an odd label depth the side to move also has the last move.
+
+4. **Export**: ``OUT/network.hnn`` (hiveai.evaluation.network's format, its
+   metadata naming the command) or ``OUT/weights.ini`` (each fitted section
+   headed by the command), ``OUT/fit.json`` (the fit report), and one line in
+   the dataset's ``generations.jsonl`` (:data:`GENERATIONS_FILE`): the
+   generation's data, its held-out fit, and the match that decides whether it
+   is kept, declared before it is played; the command prints that match.
+   ``hiveai data record-match`` adds the match's result to the same file.
 """
 
 from __future__ import annotations
 
+import datetime
+import functools
+import hashlib
 import json
+import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from hiveai.rules.board import Board
-from hiveai.durable import DirectoryLock, append_line, replace_atomically, trim_partial_line
-from hiveai.training.tune import GAMES_FILE, HOLDOUT_EVERY, MIN_SAMPLE_PLY, load_games, selfplay, selfplay_tasks, split_holdout
+from hiveai.durable import DirectoryLock, append_json_line, read_json_lines, replace_atomically
+from hiveai.training.dataset import Dataset as LabelStore
+from hiveai.training.dataset import LabelledGame, split_holdout
+from hiveai.training.tune import GAMES_FILE, MIN_SAMPLE_PLY, FitResult, selfplay, selfplay_tasks
 
-LABELS_FILE = "labels.jsonl"
+if TYPE_CHECKING:
+    from hiveai.player import Engine
+
+DATA_DIR = "data"  # the dataset's default place, inside the output folder
 NETWORK_FILE = "network.hnn"
+WEIGHTS_FILE = "weights.ini"
 REPORT_FILE = "fit.json"
+GENERATIONS_FILE = "generations.jsonl"  # in the dataset's directory
 
-# Defaults, chosen by measurement (docs/network.md, "Label depth").
+# Defaults. Label depth 4: deeper than the depth-3 self-play the linear weights were
+# fitted on, and cheap enough for thousands of positions (about a quarter of a second
+# each in Base+MLP on one core: docs/measurements/2026-12-01-network-gen1.md).
 LABEL_DEPTH = 4
 SAMPLE_EVERY = 3
 SCALE = 2000.0  # engine units per network output unit: +-20 queen neighbours, far from a won game
 HIDDEN = (16, 8)
 # L2 penalty of the network's fit: strong, since a few thousand positions are few for its
-# weights (measured on the first generation's data, docs/network.md).
+# weights (the shapes and penalties compared on the first generation's data:
+# docs/measurements/2026-12-01-network-gen1.md).
 L2 = 1.0
 RESULT_WEIGHT = 0.0
 LABEL_TT_MB = 16
+FITS = ("network", "linear")
+# Weights a linear fit leaves alone unless told otherwise: at an odd label depth the side to
+# move also has the search's last move, which inflates tempo (docs/tuning.md).
+FROZEN_BY_DEFAULT = ("tempo",)
+# The match that decides whether a generation is kept (printed, recorded, played by hand).
+MATCH_GAMES = 100
+MATCH_TIME = 1.0
+MATCH_RANDOM_PLIES = 4
+KEEP_RULE = ("kept if, after all {games} games, the lower end of new's 95 % Elo interval "
+             "(games as samples) is above 0; otherwise rejected")
 
 _RESULT_WHITE = {"WhiteWins": 1.0, "BlackWins": -1.0, "Draw": 0.0}
+
+
+# --- What labels: the evaluation ------------------------------------------------------
+
+
+def network_id(net) -> str:
+    """A network's name by content: ``network:`` and 12 hex digits of the SHA-256 of its
+    layers, scale and feature set (its file without the metadata)."""
+    from hiveai.evaluation.network import Network
+
+    bare = Network(net.weights, net.biases, net.scale, net.feature_set, {}).to_bytes()
+    return "network:" + hashlib.sha256(bare).hexdigest()[:12]
+
+
+def linear_id(weights: np.ndarray) -> str:
+    """A weight vector's name by content: ``linear:`` and 12 hex digits of the SHA-256
+    of its little-endian int64 values."""
+    return "linear:" + hashlib.sha256(np.asarray(weights, dtype="<i8").tobytes()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The evaluation that self-plays and labels: the engine's default (the shipped
+    network where it is the default, the shipped weights elsewhere), a network
+    file's, or a weights file's. Picklable, with the file's content, not its
+    path (a Ray worker on another machine has no such file)."""
+
+    name: str = "<built-in>"  # the file it came from, for people
+    network: bytes | None = None
+    weights: tuple[tuple[str, tuple[int, ...]], ...] | None = None  # by game type, "*" too
+
+    @property
+    def path(self) -> str | None:
+        """The file it was read from (None: the default)."""
+        return None if self.network is None and self.weights is None else self.name
+
+    def weight_sets(self) -> dict[str, np.ndarray] | None:
+        return None if self.weights is None else {k: np.array(v, dtype=np.int64) for k, v in self.weights}
+
+    def parsed_network(self):
+        from hiveai.training.tune import network_of
+
+        return network_of(self.network)
+
+    def engine(self, tt_mb: int) -> Engine:
+        """A fresh one-thread engine with a ``tt_mb`` MB table and this evaluation, no book."""
+        from hiveai.player import Engine
+
+        engine = Engine(hash_mb=tt_mb, threads=1, use_book=False)
+        engine.set_evaluation(weights=self.weight_sets(), network=self.parsed_network())
+        return engine
+
+    def id_for(self, game_type: str) -> str:
+        """What evaluates a ``game_type`` game, by content (see :mod:`hiveai.training.dataset`)."""
+        from hiveai.evaluation.linear import weights_for, weights_from_env
+        from hiveai.evaluation.network import default_network
+
+        if self.network is not None:
+            return network_id(self.parsed_network())
+        if self.weights is not None:
+            return linear_id(weights_for(self.weight_sets(), game_type))
+        net = default_network(game_type)
+        return network_id(net) if net is not None else linear_id(weights_for(weights_from_env(), game_type))
+
+    def start_weights(self) -> dict[str, np.ndarray]:
+        """The weights a linear fit starts from: this file's, else the shipped ones."""
+        from hiveai.evaluation.linear import weights_from_env
+
+        return self.weight_sets() or weights_from_env()
+
+
+EVALS_DIR = "evals"  # in the dataset's directory: every evaluation that labelled it, by id
+
+
+def keep_evaluation(directory: Path, evaluation: Evaluation, game_type: str) -> Path:
+    """Save the evaluation that labels ``game_type`` in the dataset, as ``evals/<id>.hnn`` (a
+    network file) or ``evals/<id>.ini`` (a weights file whose ``[*]`` holds exactly those
+    weights), unless it is there: so the labeller of every record can be loaded again
+    (``--eval-file``) after the shipped evaluation has moved on. Returns its path."""
+    from hiveai.evaluation.linear import weights_for, weights_from_env, write_weights_file
+    from hiveai.evaluation.network import SHIPPED_NETWORK
+
+    eval_id = evaluation.id_for(game_type)
+    kind, digest = eval_id.split(":")
+    path = directory / EVALS_DIR / f"{kind}-{digest}.{'hnn' if kind == 'network' else 'ini'}"
+    if path.exists():
+        return path
+    if kind == "network":
+        from importlib.resources import files
+
+        from hiveai.durable import replace_atomically_bytes
+
+        # A network that is not the file's is the default: the shipped one.
+        data = evaluation.network or files("hiveai.evaluation").joinpath(SHIPPED_NETWORK).read_bytes()
+        replace_atomically_bytes(path, data)
+    else:
+        weights = weights_for(evaluation.weight_sets() or weights_from_env(), game_type)
+        write_weights_file(path, {"*": weights}, f"The weights {eval_id}: they labelled the dataset's records "
+                           "that name them.\nLoad with --eval-file or the UHP option EvalFile.")
+    return path
+
+
+def load_evaluation(path: str | Path | None) -> Evaluation:
+    """The evaluation of ``path`` (a network file or a weights file, told apart as EvalFile
+    tells them), or the default for None; ValueError naming the file and the problem."""
+    from hiveai.evaluation.linear import read_weights_file
+    from hiveai.evaluation.network import is_network_file, read_network
+
+    if path is None:
+        return Evaluation()
+    if is_network_file(path):
+        read_network(path)  # refuses a malformed file here, not in every worker
+        return Evaluation(str(path), network=Path(path).read_bytes())
+    sets = read_weights_file(path)
+    return Evaluation(str(path), weights=tuple((k, tuple(int(x) for x in v)) for k, v in sorted(sets.items())))
+
+
+@functools.cache
+def engine_id() -> str:
+    """The program that labels: ``hiveai VERSION``, with the git commit (``-dirty`` if
+    changed) when it runs from a checkout of its repository."""
+    from hiveai import __version__
+
+    text = f"hiveai {__version__}"
+    root = Path(__file__).resolve().parents[2]
+    if (root / ".git").exists():
+        try:
+            out = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--abbrev=7"],
+                                 capture_output=True, text=True, timeout=10)
+            if out.returncode == 0 and out.stdout.strip():
+                text += f" ({out.stdout.strip()})"
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return text
+
+
+# --- Labels ---------------------------------------------------------------------------
+
+
+def analyse(engine: Engine, board: Board, depth: int) -> tuple[int | None, int]:
+    """(score for the side to move, nodes) of ``engine``'s full-strength search of
+    ``board`` to ``depth`` plies with an empty table: the one place labelling searches."""
+    from hiveai.search.score import int_score
+    from hiveai.search.timeman import Limit
+
+    engine.new_game()  # every position searched from an empty table
+    result = engine.analyse(board, Limit(depth=depth))
+    return int_score(result.score), result.nodes
 
 
 @dataclass(frozen=True)
 class LabelTask:
     """One game's positions to label (picklable, for Ray)."""
 
-    id: str
+    run: str
+    game: str
     game_type: str
     moves: tuple[str, ...]
+    result: str
     depth: int
     sample_every: int
+    evaluation: Evaluation = Evaluation()
 
 
 def sampled_plies(n_moves: int, sample_every: int) -> list[int]:
@@ -80,53 +275,55 @@ def sampled_plies(n_moves: int, sample_every: int) -> list[int]:
     return list(range(MIN_SAMPLE_PLY, n_moves, sample_every))
 
 
-def label_game(task: LabelTask) -> dict:
-    """Search every sampled position of a game; ``{"id", "labels": [[ply, score], ...]}``.
+def label_game(task: LabelTask) -> LabelledGame:
+    """Search every sampled position of a game: the game as the dataset keeps it.
 
-    Positions that are over (or that the search scores as a forced result) are skipped:
-    they need no evaluation."""
+    Positions that are over (or that the search scores as a forced result) are
+    left out: they need no evaluation."""
     from hiveai.search.score import is_win_score
-    from hiveai.search.searcher import Searcher
-    from hiveai.search.timeman import StopFlag, depth_limits
 
-    searcher = Searcher(tt_mb=LABEL_TT_MB, threads=1)
+    engine = task.evaluation.engine(LABEL_TT_MB)
     board = Board(task.game_type)
     wanted = set(sampled_plies(len(task.moves), task.sample_every))
-    labels = []
+    positions = []
     for ply, move in enumerate(task.moves):
         if ply in wanted and not board.is_game_over():
-            searcher.clear()
-            result = searcher.search(board, depth_limits(task.depth, StopFlag()))
-            if result.score is not None and not is_win_score(result.score):
-                labels.append([ply, int(result.score)])
+            score, nodes = analyse(engine, board, task.depth)
+            if score is not None and not is_win_score(score):
+                positions.append((ply, int(score), int(nodes)))
         board.push(move)
-    return {"id": task.id, "depth": task.depth, "labels": labels}
+    return LabelledGame(task.game_type, list(task.moves), task.result, task.run, task.game, engine_id(),
+                        task.evaluation.id_for(task.game_type), task.depth, positions)
 
 
-def load_labels(path: Path) -> dict[str, dict]:
-    """Label records by game id (lines cut short by a kill are ignored)."""
-    return {r["id"]: r for r in load_games(path, required=("id", "labels"))}
-
-
-def label(out: Path, records: list[dict], depth: int, sample_every: int, *, concurrency: int = 1,
-          cluster: str | None = None, on_game: Callable[[dict, int, int], None] | None = None) -> dict[str, dict]:
-    """Label the games not yet in ``out``/labels.jsonl; returns every label record of ``records``."""
+def label(store: LabelStore, tasks: list[LabelTask], *, concurrency: int = 1, cluster: str | None = None,
+          on_game: Callable[[LabelledGame, int, int], None] | None = None) -> int:
+    """Label the tasks' games that ``store`` lacks, adding each to it as it is done;
+    returns how many were added."""
     from hiveai.backend import make_backend
 
-    path = out / LABELS_FILE
-    trim_partial_line(path)
-    done = {k: v for k, v in load_labels(path).items() if v.get("depth") == depth}
-    todo = [LabelTask(r["id"], r["game_type"], tuple(r["moves"]), depth, sample_every)
-            for r in records if r["id"] not in done]
+    done = {(g.run, g.game, g.eval, g.depth) for g in store.games}
+    todo = [t for t in tasks if (t.run, t.game, t.evaluation.id_for(t.game_type), t.depth) not in done]
+    added = 0
     if todo:
         with make_backend(concurrency, cluster) as backend:
-            for rec in backend.imap_unordered(label_game, todo):
-                append_line(path, json.dumps(rec))
-                done[rec["id"]] = rec
+            for game in backend.imap_unordered(label_game, todo):
+                added += store.add(game)
                 if on_game is not None:
-                    on_game(rec, len(done), len(records))
-    ids = {r["id"] for r in records}
-    return {k: v for k, v in done.items() if k in ids}
+                    on_game(game, len(tasks) - len(todo) + added, len(tasks))
+    return added
+
+
+def selfplay_run(evaluation_id: str, depth: int, random_plies: int, use_book: bool, seed: int) -> str:
+    """The ``run`` of the dataset's records: what decides a self-play run's games.
+
+    >>> selfplay_run("linear:0123456789ab", 3, 4, True, 11)
+    'selfplay/linear:0123456789ab/d3/r4/book/s11'
+    """
+    return f"selfplay/{evaluation_id}/d{depth}/r{random_plies}/{'book' if use_book else 'no-book'}/s{seed}"
+
+
+# --- The network's fit ------------------------------------------------------------------
 
 
 @dataclass
@@ -142,7 +339,7 @@ class Dataset:
         return len(self.scores)
 
 
-def dataset(records: list[dict], labels: dict[str, dict], feature_set: int | None = None) -> Dataset:
+def features(games: list[LabelledGame], feature_set: int | None = None) -> Dataset:
     """Replay the games and compute the features of each labelled position
     (in ``feature_set``, hiveai.evaluation.features.FEATURE_SET by default)."""
     from hiveai.evaluation.features import FEATURE_SET, N_FEATURES, features_of_set_into, new_scratch
@@ -151,21 +348,21 @@ def dataset(records: list[dict], labels: dict[str, dict], feature_set: int | Non
 
     ws, buf = new_scratch()
     xs, scores, results = [], [], []
-    for r in records:
-        lab = labels.get(r["id"])
-        if not lab or not lab["labels"]:
+    for g in games:
+        if not g.positions:
             continue
-        at = dict((int(p), int(s)) for p, s in lab["labels"])
-        white = _RESULT_WHITE.get(r["result"], 0.0)
-        board = Board(r["game_type"])
-        for ply, move in enumerate(r["moves"]):
+        at = {ply: score for ply, score, _ in g.positions}
+        white = _RESULT_WHITE[g.result]
+        board = Board(g.game_type)
+        for ply in range(len(g.moves) + 1):
             if ply in at:
                 x = np.zeros(N_FEATURES, dtype=np.float32)
                 features_of_set_into(board.position_array, ws, buf, x, -1, feature_set)
                 xs.append(x)
                 scores.append(at[ply])
                 results.append(white if ply % 2 == 0 else -white)
-            board.push(move)
+            if ply < len(g.moves):
+                board.push(g.moves[ply])
     n = len(scores)
     return Dataset(np.array(xs, dtype=np.float32).reshape(n, N_FEATURES), np.array(scores, dtype=np.float64),
                    np.array(results, dtype=np.float64))
@@ -237,7 +434,8 @@ def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, s
     linear = Ridge(alpha=1.0).fit(z, y)
     # The network learns what the linear model leaves (a residual fit): on a
     # few thousand positions a plain MLP fitted alone explains less than the
-    # linear model does (docs/network.md), and the sum can only add to it.
+    # linear model does (docs/measurements/2026-12-01-network-gen1.md), and the
+    # sum can only add to it.
     mlp = MLPRegressor(hidden_layer_sizes=hidden, activation="relu", solver="adam", alpha=L2,
                        batch_size=min(256, len(train)), learning_rate_init=1e-3, max_iter=max_iter,
                        early_stopping=len(train) >= 100, validation_fraction=0.1, n_iter_no_change=15,
@@ -293,55 +491,335 @@ def _with_linear_skip(weights: list[np.ndarray], biases: list[np.ndarray], coef:
     return w_out, b_out
 
 
-def train(out: str | Path, game_types: list[str], games: int, *, selfplay_depth: int = 2, label_depth: int = LABEL_DEPTH,
-          sample_every: int = SAMPLE_EVERY, random_plies: int = 2, use_book: bool = True, seed: int = 1,
-          hidden: tuple[int, ...] = HIDDEN, scale: float = SCALE, result_weight: float = RESULT_WEIGHT,
-          concurrency: int = 1, cluster: str | None = None, network_file: str | Path | None = None,
-          say: Callable[[str], None] = lambda text: None) -> FitReport:
-    """The whole pipeline into ``out`` (resuming what is there); returns the fit report."""
-    from hiveai.evaluation.network import write_network
+# --- The linear evaluation's fit ---------------------------------------------------------
 
+
+def as_records(games: list[LabelledGame]) -> list[dict]:
+    """The games as :mod:`hiveai.training.tune` reads them, with their labels."""
+    return [{"id": f"{g.run}/{g.game}", "game_type": g.game_type, "moves": g.moves, "result": g.result,
+             "labels": [[ply, score] for ply, score, _ in g.positions]} for g in games]
+
+
+def fit_linear(train_games: list[LabelledGame], held_games: list[LabelledGame], game_type: str,
+               start: np.ndarray, frozen: tuple[str, ...] = FROZEN_BY_DEFAULT,
+               on_step: Callable[[str, int, float], None] | None = None) -> FitResult:
+    """Fit ``game_type``'s linear weights from ``start`` to the labels (see the module docstring)."""
+    from hiveai.evaluation.linear import WEIGHT_NAMES
+    from hiveai.training.tune import fit as texel_fit
+    from hiveai.training.tune import fit_k, labelled_set, training_set, white_scores
+
+    unknown = sorted(set(frozen) - set(WEIGHT_NAMES))
+    if unknown:
+        raise ValueError(f"unknown weight {', '.join(unknown)} to freeze; the weights are {', '.join(WEIGHT_NAMES)}")
+    train_records, held_records = as_records(train_games), as_records(held_games)
+    # Texel's K of the starting weights on the training games' results (all their positions).
+    by_result = training_set(train_records, game_type)
+    if by_result.positions == 0:
+        raise ValueError(f"no training positions for {game_type}: label more games")
+    k = fit_k(white_scores(by_result, start), by_result.results)
+    data = labelled_set(train_records, game_type, k)
+    holdout = labelled_set(held_records, game_type, k)
+    return texel_fit(data, start, holdout=holdout, names=[n for n in WEIGHT_NAMES if n not in frozen], k=k,
+                     on_step=on_step)
+
+
+# --- Generations ------------------------------------------------------------------------------
+
+
+def match_seed(generation_id: str) -> int:
+    """The openings' seed of a generation's match: from its id, so each generation plays openings
+    of its own, and the seed is known before the match.
+
+    >>> match_seed("network:00000000002a")
+    42
+    """
+    return int(generation_id.split(":")[-1], 16) % 1_000_000
+
+
+def match_command(generation_id: str, new_file: Path, evaluation: Evaluation, game_type: str, out: Path) -> str:
+    """The match that decides whether a generation is kept in ``game_type``: the new
+    evaluation against the one that labelled its data."""
+    old = f" --option old:EvalFile={evaluation.path}" if evaluation.path is not None else ""
+    return (f"hiveai tournament --engine new=hiveai --engine old=hiveai --option new:EvalFile={new_file}{old} "
+            f"--time {MATCH_TIME:g} --game-type {game_type} --games {MATCH_GAMES} --random-plies {MATCH_RANDOM_PLIES} "
+            f"--seed {match_seed(generation_id)} --concurrency 2 --out {out / ('match-' + game_type)}")
+
+
+def read_generations(directory: str | Path) -> list[dict]:
+    """The generations of a dataset (:data:`GENERATIONS_FILE`), each with its matches
+    (``"matches"``: the ``record-match`` lines about it), oldest first."""
+    gens: dict[str, dict] = {}
+    for no, rec in read_json_lines(Path(directory) / GENERATIONS_FILE):
+        if not isinstance(rec, dict) or rec.get("event") not in ("fitted", "match") or "id" not in rec:
+            raise ValueError(f"{Path(directory) / GENERATIONS_FILE}:{no}: not a generation or match line")
+        if rec["event"] == "fitted":
+            gens.setdefault(rec["id"], dict(rec, matches=[]))
+        elif rec["id"] in gens:
+            gens[rec["id"]]["matches"].append(rec)
+        else:
+            raise ValueError(f"{Path(directory) / GENERATIONS_FILE}:{no}: a match of {rec['id']}, "
+                             "which has no line before it")
+    return list(gens.values())
+
+
+def find_generation(directory: str | Path, prefix: str) -> dict:
+    """The generation whose id is or starts with ``prefix``; ValueError if none or several."""
+    gens = [g for g in read_generations(directory) if g["id"] == prefix or g["id"].startswith(prefix)]
+    if len(gens) != 1:
+        raise ValueError(f"{len(gens)} generations in {Path(directory) / GENERATIONS_FILE} match {prefix!r}")
+    return gens[0]
+
+
+def record_match(directory: str | Path, prefix: str, tournament_dir: str | Path) -> dict:
+    """Add a finished match's result to a generation, checked against its declaration
+    (game type, games, seed, the engines new and old); returns the line added."""
+    from hiveai.tournament.layout import CONFIG_FILE
+    from hiveai.tournament.layout import GAMES_FILE as MATCH_GAMES_FILE
+    from hiveai.tournament.standings import tallies
+
+    gen = find_generation(directory, prefix)
+    tdir = Path(tournament_dir)
+    try:
+        config = json.loads((tdir / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{tdir / CONFIG_FILE}: not a tournament's configuration ({e})") from None
+    game_type = config.get("game_type")
+    declared = gen["match"].get(game_type)
+    if declared is None:
+        raise ValueError(f"the tournament is in {game_type}; generation {gen['id']} declared matches in "
+                         f"{', '.join(gen['match'])}")
+    seed = match_seed(gen["id"])
+    names = sorted(e["name"] for e in config.get("engines", []))
+    problems = []
+    if names != ["new", "old"]:
+        problems.append(f"engines {names}, not new and old")
+    if config.get("games") != MATCH_GAMES:
+        problems.append(f"{config.get('games')} games, not {MATCH_GAMES}")
+    if f"(seed {seed})" not in config.get("opening_source", ""):
+        problems.append(f"openings {config.get('opening_source')!r}, not seed {seed}")
+    if problems:
+        raise ValueError(f"{tdir} is not the declared match ({declared['command']}): {'; '.join(problems)}")
+    records = [r for _, r in read_json_lines(tdir / MATCH_GAMES_FILE)]
+    if len(records) < MATCH_GAMES:
+        raise ValueError(f"{tdir}: {len(records)} of {MATCH_GAMES} games played; record the match when it has "
+                         "finished (resume it with --resume)")
+    engines, _ = tallies(records, ["new", "old"])
+    t = engines["new"]
+    e, pairs = t.elo(), t.pair_elo()
+    line = {"event": "match", "id": gen["id"], "game_type": game_type, "games": t.games, "wins": t.wins,
+            "draws": t.draws, "losses": t.losses, "score": round(e.score, 4), "elo": round(e.elo, 1),
+            "elo95": [round(e.lower, 1), round(e.upper, 1)], "pairs": t.pentanomial,
+            "pair_elo95": [round(pairs.lower, 1), round(pairs.upper, 1)], "kept": bool(e.lower > 0),
+            "seed": seed, "recorded": _now()}
+    append_json_line(Path(directory) / GENERATIONS_FILE, line)
+    return line
+
+
+def generations_table(gens: list[dict]) -> str:
+    """The generations as a Markdown table (the docs' record is made from the file)."""
+    rows = ["| generation | fit | game types | labelled by, depth | games | positions (held out) | held-out fit | "
+            "match | kept |", "|---|---|---|---|---|---|---|---|---|"]
+    for g in gens:
+        if g["kind"] == "network":
+            fit = f"R² {g['fit']['network_r2']:.3f} (linear model {g['fit']['linear_r2']:.3f})"
+        else:
+            fit = "; ".join(f"{gt}: error {f['holdout_before']:.5f} → {f['holdout_after']:.5f}"
+                            for gt, f in g["fit"].items())
+        matches = "; ".join(f"{m['game_type']}: {100 * m['score']:.1f} %, {m['elo']:+.1f} "
+                            f"[{m['elo95'][0]:+.1f}, {m['elo95'][1]:+.1f}] over {m['games']}" for m in g["matches"])
+        kept = ", ".join(f"{m['game_type']} {'yes' if m['kept'] else 'no'}" for m in g["matches"]) or "not played"
+        labellers = ", ".join(sorted(set(g["labelled_by"].values())))
+        rows.append(f"| `{g['id']}` | {g['kind']} | {', '.join(g['game_types'])} | {labellers}, {g['label_depth']} | "
+                    f"{g['games']['train'] + g['games']['held']} | {g['positions']['train'] + g['positions']['held']:,} "
+                    f"({g['positions']['held']:,}) | {fit} | {matches or '-'} | {kept} |")
+    return "\n".join(rows)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --- The whole pipeline -------------------------------------------------------------------------
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` made: the generation's line (as in generations.jsonl), the file written,
+    and the fit's report (the network's) or results (the linear fit's, one per game type)."""
+
+    generation: dict
+    path: Path
+    report: FitReport | None = None
+    linear: list[FitResult] = field(default_factory=list)
+
+
+def train(out: str | Path, game_types: list[str], games: int, *, data: str | Path | None = None,
+          eval_file: str | Path | None = None, fit_kind: str = "network", selfplay_depth: int = 2,
+          label_depth: int = LABEL_DEPTH, sample_every: int = SAMPLE_EVERY, random_plies: int = 2,
+          use_book: bool = True, seed: int = 1, hidden: tuple[int, ...] = HIDDEN, scale: float = SCALE,
+          result_weight: float = RESULT_WEIGHT, frozen: tuple[str, ...] = FROZEN_BY_DEFAULT, concurrency: int = 1,
+          cluster: str | None = None, output_file: str | Path | None = None, command: str = "",
+          say: Callable[[str], None] = lambda text: None) -> TrainResult:
+    """The whole pipeline into ``out`` and the dataset ``data`` (default ``out/data``),
+    resuming what is there; ``games`` new self-play games per game type (0: fit on the
+    dataset only). ``command``: the command line, recorded with what it makes."""
+    if fit_kind not in FITS:
+        raise ValueError(f"unknown fit {fit_kind!r}: {' or '.join(FITS)}")
     out = Path(out)
-    with DirectoryLock(out):
-        began = time.monotonic()
-        canonical = [Board(t).game_type_string for t in game_types]
-        tasks = selfplay_tasks(canonical, games, seed, selfplay_depth, random_plies, use_book)
-        say(f"Self-play: {len(tasks)} games ({games} per game type, depth {selfplay_depth}) in {out}/{GAMES_FILE}")
+    data_dir = Path(data) if data is not None else out / DATA_DIR
+    if data_dir.resolve() == out.resolve():
+        raise ValueError("the dataset needs a folder of its own, not the output folder")
+    evaluation = load_evaluation(eval_file)
+    with DirectoryLock(out), LabelStore.open(data_dir) as store:
+        return _train(out, store, [Board(t).game_type_string for t in game_types], games, evaluation, fit_kind,
+                      selfplay_depth, label_depth, sample_every, random_plies, use_book, seed, hidden, scale,
+                      result_weight, frozen, concurrency, cluster, output_file, command, say)
+
+
+def _train(out: Path, store: LabelStore, canonical: list[str], games: int, evaluation: Evaluation, fit_kind: str,
+           selfplay_depth: int, label_depth: int, sample_every: int, random_plies: int, use_book: bool, seed: int,
+           hidden: tuple[int, ...], scale: float, result_weight: float, frozen: tuple[str, ...], concurrency: int,
+           cluster: str | None, output_file: str | Path | None, command: str,
+           say: Callable[[str], None]) -> TrainResult:
+    from hiveai.evaluation.linear import weights_for
+
+    began = time.monotonic()
+    ids = {t: evaluation.id_for(t) for t in canonical}
+    say(f"Evaluation: {evaluation.name} ({', '.join(f'{t}: {i}' for t, i in ids.items())}); "
+        f"dataset {store.directory} ({len(store.games)} games)")
+    for t in canonical:
+        keep_evaluation(store.directory, evaluation, t)
+    # 1. Self-play, but not the games the dataset holds labelled already.
+    labelled = {(g.run, g.game) for g in store.games if g.depth == label_depth and g.eval == ids.get(g.game_type)}
+    runs = {t: selfplay_run(ids[t], selfplay_depth, random_plies, use_book, seed) for t in canonical}
+    tasks = []
+    weights = evaluation.weight_sets()
+    for t in canonical:
+        tasks += [task for task in selfplay_tasks([t], games, seed, selfplay_depth, random_plies, use_book,
+                                                  None if weights is None else weights_for(weights, t),
+                                                  evaluation.network)
+                  if (runs[t], task.id) not in labelled]
+    if tasks:
+        say(f"Self-play: {len(tasks)} games to play or resume (of {games} per game type, depth {selfplay_depth}) "
+            f"in {out}/{GAMES_FILE}")
         records = selfplay(out, tasks, concurrency=concurrency, cluster=cluster, on_game=_progress(say, "games"),
                            locked=True)
+        # 2. Labels.
         say(f"Labels: positions every {sample_every} plies from ply {MIN_SAMPLE_PLY}, searched to depth "
-            f"{label_depth}, in {out}/{LABELS_FILE}")
+            f"{label_depth}, into {store.directory}")
         label_began = time.monotonic()
-        labels = label(out, records, label_depth, sample_every, concurrency=concurrency, cluster=cluster,
-                       on_game=_progress(say, "games labelled"))
-        n_labels = sum(len(v["labels"]) for v in labels.values())
-        say(f"Labels done: {n_labels} positions from {len(labels)} games in {time.monotonic() - label_began:.0f} s")
-        # Every HOLDOUT_EVERY-th game held out, as tune does; at least one of a tiny run.
-        train_games, held_games = split_holdout(records, max(2, min(HOLDOUT_EVERY, len(records) // 2)))
-        say("Features ...")
-        train_set, held_set = dataset(train_games, labels), dataset(held_games, labels)
-        say(f"Fit: {len(train_set)} training positions ({len(train_games)} games), {len(held_set)} held out "
-            f"({len(held_games)} games), hidden layers {hidden}")
-        meta = {"game_types": canonical, "games": len(records), "positions": len(train_set) + len(held_set),
-                "label_depth": label_depth, "selfplay_depth": selfplay_depth, "seed": seed}
-        net, report = fit(train_set, held_set, hidden=hidden, scale=scale, result_weight=result_weight,
-                          seed=seed, meta=meta)
-        path = Path(network_file) if network_file is not None else out / NETWORK_FILE
-        write_network(path, net)
-        replace_atomically(out / REPORT_FILE, json.dumps(dict(report.as_dict(), **meta), indent=2) + "\n")
-        say(f"Held out: variance explained {report.network_r2:.3f} by the network, {report.linear_r2:.3f} by a "
-            f"linear model of the same features (squared error {report.network_mse:.4f} vs {report.linear_mse:.4f}; "
-            f"the mean alone {report.baseline_mse:.4f})")
-        say(f"Network written to {path}; {time.monotonic() - began:.0f} s in all. "
-            f"Load it with: options set EvalFile {path}")
-        return report
+        label_tasks = [LabelTask(runs[r["game_type"]], r["id"], r["game_type"], tuple(r["moves"]),
+                                 r["result"] if r["result"] in _RESULT_WHITE else "Draw", label_depth, sample_every,
+                                 evaluation) for r in records]
+        before = sum(len(g.positions) for g in store.games)
+        added = label(store, label_tasks, concurrency=concurrency, cluster=cluster,
+                      on_game=_progress(say, "games labelled"))
+        store.compact()
+        n_new = sum(len(g.positions) for g in store.games) - before
+        say(f"Labels done: {n_new} positions from {added} games in {time.monotonic() - label_began:.0f} s")
+    # 3. The fit, on every game of the dataset that this evaluation labelled to this depth.
+    chosen = [g for g in store.games if g.game_type in ids and g.eval == ids[g.game_type] and g.depth == label_depth]
+    if not chosen:
+        raise ValueError(f"the dataset {store.directory} holds no game of {', '.join(canonical)} labelled by "
+                         f"{evaluation.name} to depth {label_depth}: play and label some (--games)")
+    every = max(2, min(10, len(chosen) // 2))  # at least one game held out of a tiny run
+    train_games, held_games = split_holdout(chosen, every)
+    meta = {"game_types": canonical, "labelled_by": ids, "label_depth": label_depth,
+            "games": {"train": len(train_games), "held": len(held_games)},
+            "positions": {"train": sum(len(g.positions) for g in train_games),
+                          "held": sum(len(g.positions) for g in held_games)},
+            "engines": sorted({g.engine for g in chosen}), "command": command}
+    if fit_kind == "network":
+        result = _fit_network(out, train_games, held_games, meta, hidden, scale, result_weight, seed, output_file,
+                              say)
+    else:
+        result = _fit_weights(out, train_games, held_games, meta, evaluation, frozen, output_file, say)
+    # 4. The generation, and the match that decides it, declared now.
+    gen = result.generation
+    gen["match"] = {t: {"command": match_command(gen["id"], result.path, evaluation, t, out),
+                        "keep_rule": KEEP_RULE.format(games=MATCH_GAMES)} for t in canonical}
+    known = {g["id"] for g in read_generations(store.directory)}
+    if gen["id"] in known:  # the same fit of the same data again (a rerun): recorded once
+        say(f"Generation {gen['id']} is in {store.directory / GENERATIONS_FILE} already (the same fit again).")
+    else:
+        append_json_line(store.directory / GENERATIONS_FILE, gen)
+    say(f"Generation {gen['id']} recorded in {store.directory / GENERATIONS_FILE}; {time.monotonic() - began:.0f} s "
+        "in all. It is kept only by the match declared there, on a quiet machine:")
+    for t in canonical:
+        say(f"  {gen['match'][t]['command']}")
+    say(f"  ({gen['match'][canonical[0]]['keep_rule']}); then: hiveai data record-match --data {store.directory} "
+        f"{gen['id']} {out / ('match-' + canonical[0])}")
+    return result
 
 
-def _progress(say: Callable[[str], None], what: str) -> Callable[[dict, int, int], None]:
+def _fit_network(out: Path, train_games: list[LabelledGame], held_games: list[LabelledGame], meta: dict,
+                 hidden: tuple[int, ...], scale: float, result_weight: float, seed: int,
+                 output_file: str | Path | None, say: Callable[[str], None]) -> TrainResult:
+    from hiveai.evaluation.network import write_network
+
+    say("Features ...")
+    train_set, held_set = features(train_games), features(held_games)
+    say(f"Fit: {len(train_set)} training positions ({len(train_games)} games), {len(held_set)} held out "
+        f"({len(held_games)} games), hidden layers {hidden}")
+    net, report = fit(train_set, held_set, hidden=hidden, scale=scale, result_weight=result_weight, seed=seed,
+                      meta=dict(meta, seed=seed))
+    path = Path(output_file) if output_file is not None else out / NETWORK_FILE
+    write_network(path, net)
+    replace_atomically(out / REPORT_FILE, json.dumps(dict(report.as_dict(), **meta), indent=2) + "\n")
+    say(f"Held out: variance explained {report.network_r2:.3f} by the network, {report.linear_r2:.3f} by a "
+        f"linear model of the same features (squared error {report.network_mse:.4f} vs {report.linear_mse:.4f}; "
+        f"the mean alone {report.baseline_mse:.4f})")
+    say(f"Network written to {path}. Load it with: options set EvalFile {path}")
+    fitted = {k: v for k, v in report.as_dict().items() if k != "seconds"}
+    gen = dict({"event": "fitted", "id": network_id(net), "kind": "network", "made": _now()}, **meta,
+               fit=fitted, hidden=list(hidden))
+    return TrainResult(gen, path, report=report)
+
+
+def _fit_weights(out: Path, train_games: list[LabelledGame], held_games: list[LabelledGame], meta: dict,
+                 evaluation: Evaluation, frozen: tuple[str, ...], output_file: str | Path | None,
+                 say: Callable[[str], None]) -> TrainResult:
+    from hiveai.evaluation.linear import weights_for, write_weights_file
+
+    start = evaluation.start_weights()
+    sets = dict(start)
+    results, notes, fits = [], {}, {}
+    for t in meta["game_types"]:
+        tr = [g for g in train_games if g.game_type == t]
+        he = [g for g in held_games if g.game_type == t]
+        began = time.monotonic()
+        r = fit_linear(tr, he, t, weights_for(start, t), frozen)
+        r.game_type = t
+        results.append(r)
+        sets[t] = r.weights
+        say(f"[{t}] {r.positions} labelled training positions from {len(tr)} games ({r.holdout_positions} held out "
+            f"from {len(he)}), K = {r.k:.5f}: error {r.error_before:.5f} -> {r.error_after:.5f}, held out "
+            f"{r.holdout_before:.5f} -> {r.holdout_after:.5f}, {r.evaluations} evaluations in "
+            f"{time.monotonic() - began:.0f} s")
+        for name, (a, b) in r.changed.items():
+            say(f"    {name}: {a} -> {b}")
+        notes[t] = (f"[{t}]: {meta['command'] or 'hiveai train --fit linear'}\n"
+                    f"  fitted to {r.positions:,} positions labelled at depth {meta['label_depth']} by "
+                    f"{meta['labelled_by'][t]} (K = {r.k:.5f}), from {linear_id(weights_for(start, t))}")
+        fits[t] = {"k": r.k, "positions": r.positions, "holdout_positions": r.holdout_positions,
+                   "error_before": r.error_before, "error_after": r.error_after,
+                   "holdout_before": r.holdout_before, "holdout_after": r.holdout_after,
+                   "changed": r.changed, "weights": linear_id(r.weights)}
+    path = Path(output_file) if output_file is not None else out / WEIGHTS_FILE
+    write_weights_file(path, sets, "hiveai evaluation weights; the sections fitted by `hiveai train --fit linear` "
+                       "say so above them.\nLoad with the UHP option: options set EvalFile <this file>", notes)
+    replace_atomically(out / REPORT_FILE, json.dumps(dict(meta, fit=fits), indent=2) + "\n")
+    say(f"Weights written to {path}. Load them with: options set EvalFile {path}")
+    gen_id = linear_id(np.concatenate([np.asarray(weights_for(sets, t)) for t in meta["game_types"]]))
+    gen = dict({"event": "fitted", "id": gen_id, "kind": "linear", "made": _now()}, **meta, fit=fits)
+    return TrainResult(gen, path, linear=results)
+
+
+def _progress(say: Callable[[str], None], what: str) -> Callable[[object, int, int], None]:
     began = time.monotonic()
     last = [0.0]
 
-    def progress(record: dict, done: int, total: int) -> None:
+    def progress(record: object, done: int, total: int) -> None:
         if time.monotonic() - last[0] > 5 or done == total:
             last[0] = time.monotonic()
             say(f"  {done}/{total} {what}, {time.monotonic() - began:.0f} s")

@@ -33,6 +33,7 @@ Pipeline (each step resumable):
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ from hiveai.durable import DirectoryLock, append_json_line, read_json_lines
 from hiveai.evaluation.linear import WEIGHT_NAMES, default_weights, evaluate
 from hiveai.rules.movegen import new_workspace
 from hiveai.rules.notation import FINISHED
-from hiveai.rules.outcome import WHITE, points
+from hiveai.rules.outcome import WHITE, Termination, points
 from hiveai.rules.position import IN_PROGRESS, PLY, POS, do_move, game_result, occupied_neighbours
 from hiveai.tournament.layout import GAMES_FILE  # the same record file name as a tournament's
 
@@ -88,25 +89,26 @@ class SelfPlayTask:
     use_book: bool = True
     max_plies: int = SELFPLAY_MAX_PLIES
     weights: tuple[int, ...] | None = None  # None: the defaults
+    network: bytes | None = None  # a network file's bytes: it evaluates instead of weights
 
 
 def play_selfplay_game(task: SelfPlayTask) -> dict:
-    """Play one game of hiveai against itself; its record (moves as MoveStrings, result)."""
-    from hiveai.player import book
-    from hiveai.search.searcher import Searcher
-    from hiveai.search.timeman import StopFlag, depth_limits
+    """Play one game of hiveai against itself; its record (moves as MoveStrings, result, and the
+    reason it ended: a :class:`~hiveai.rules.outcome.Termination` value)."""
+    from hiveai.player import Engine, book
+    from hiveai.search.timeman import Limit
 
     rng = random.Random(task.seed)
     board = Board(task.game_type)
     weights = None if task.weights is None else np.array(task.weights, dtype=np.int64)
-    searcher = Searcher(tt_mb=SELFPLAY_TT_MB, weights=weights)
-    seen: dict[int, int] = {}
-    reason = ""
+    engine = Engine(hash_mb=SELFPLAY_TT_MB)
+    engine.set_evaluation(weights=weights, network=network_of(task.network))
+    reason: Termination | None = None
     in_book = task.use_book
     random_left = task.random_plies
     while not board.is_game_over():
         if board.ply >= task.max_plies:
-            reason = "max plies"
+            reason = Termination.MAX_PLIES
             break
         text = book.book_move(board, rng=rng) if in_book else None
         if text is None:
@@ -115,34 +117,46 @@ def play_selfplay_game(task: SelfPlayTask) -> dict:
                 random_left -= 1
                 move: object = rng.choice(board.legal_move_ints())
             else:
-                move = searcher.search(board, depth_limits(task.depth, StopFlag())).move
+                move = engine.analyse(board, Limit(depth=task.depth)).move
         else:
             move = text
         board.push(move)
-        key = board.zobrist
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] >= 3:
-            reason = "threefold repetition"
+        if board.is_repetition():
+            reason = Termination.REPETITION
             break
     state = board.state if board.is_game_over() else "Draw"
-    if not reason:
-        reason = "draw" if state == "Draw" else "queen surrounded"
+    if reason is None:
+        reason = board.outcome().termination
     return {"id": task.id, "game_type": board.game_type_string, "seed": task.seed, "depth": task.depth,
-            "moves": list(board.move_history), "result": state, "reason": reason}
+            "moves": list(board.move_history), "result": state, "reason": reason.value}
+
+
+def network_of(data: bytes | None):
+    """The network whose file's bytes a task carries (None: none), read once per process and file."""
+    return None if data is None else _parsed_network(data)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed_network(data: bytes):
+    from hiveai.evaluation.network import network_from_bytes
+
+    return network_from_bytes(data, "<the task's network>")
 
 
 def selfplay_tasks(game_types: Iterable[str], games: int, seed: int, depth: int = SELFPLAY_DEPTH,
                    random_plies: int = SELFPLAY_RANDOM_PLIES, use_book: bool = True,
-                   weights: np.ndarray | None = None) -> list[SelfPlayTask]:
+                   weights: np.ndarray | None = None, network: bytes | None = None) -> list[SelfPlayTask]:
     """``games`` tasks per game type, with seeds derived from ``seed`` (so a rerun
-    of the same command schedules the same games, and resumes)."""
+    of the same command schedules the same games, and resumes). ``weights`` or
+    ``network`` (a network file's bytes): the evaluation both sides play with
+    (default: the engine's default evaluation)."""
     w = None if weights is None else tuple(int(x) for x in weights)
     tasks = []
     for game_type in game_types:
         canonical = Board(game_type).game_type_string
         for i in range(games):
             tasks.append(SelfPlayTask(f"{canonical}-{i:05d}", canonical, seed * 1_000_003 + i, depth,
-                                      random_plies, use_book, SELFPLAY_MAX_PLIES, w))
+                                      random_plies, use_book, SELFPLAY_MAX_PLIES, w, network))
     return tasks
 
 
@@ -272,6 +286,37 @@ def training_set(records: list[dict], game_type: str, min_ply: int = MIN_SAMPLE_
     per_game = marked[off[1:]] - marked[off[:-1]]  # training positions of each game
     per_position = np.repeat(np.array(results, dtype=np.float64), per_game)
     return TrainingSet(canonical, template, mv, off, sample, per_position)
+
+
+def labelled_set(records: list[dict], game_type: str, k: float, min_ply: int = MIN_SAMPLE_PLY) -> TrainingSet:
+    """:func:`training_set` of ``records`` (each with ``labels``: ``[[ply, score], ...]``,
+    the search's score of the position after ``ply`` moves for the side to move)
+    narrowed to the labelled positions, each position's target its label as an
+    expected result for White, ``1 / (1 + exp(-k * score))`` (White's view).
+
+    :func:`fit` with ``k`` held fixed then moves the static score towards the
+    search's, on the scale Texel's constant gives it. Every record must be a
+    finished game of ``game_type``."""
+    wrong = [r.get("id", i) for i, r in enumerate(records)
+             if r["game_type"] != game_type or r["result"] not in FINISHED]
+    if wrong:
+        raise ValueError(f"not finished games of {game_type}: {wrong[:5]}")
+    data = training_set(records, game_type, min_ply)
+    sample = data.sample.copy()
+    targets = []
+    for g, r in enumerate(records):
+        at = {int(p): int(s) for p, s in r["labels"]}
+        for i in range(int(data.offsets[g]), int(data.offsets[g + 1])):
+            ply = i - int(data.offsets[g]) + 1  # the position after move i
+            if not sample[i]:
+                continue
+            if ply not in at:
+                sample[i] = 0
+                continue
+            white = at[ply] if ply % 2 == 0 else -at[ply]
+            targets.append(1.0 / (1.0 + math.exp(-k * white)))
+    return TrainingSet(data.game_type, data.template, data.moves, data.offsets, sample,
+                       np.array(targets, dtype=np.float64))
 
 
 def split_holdout(records: list[dict], every: int = HOLDOUT_EVERY) -> tuple[list[dict], list[dict]]:

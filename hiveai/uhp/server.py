@@ -15,7 +15,7 @@ and docs/protocol-notes.md, section 1):
 * SIGINT during ``bestmove`` stops the search, which answers its best move so
   far plus ``ok``; SIGINT at any other time is ignored. The search kernel runs
   in a worker thread without the GIL; the main thread waits, and the signal
-  handler (which runs in the main thread) sets the stop flag it watches.
+  handler (which runs in the main thread) sets the stop handle it watches.
 * End of input: the commands already read are finished, then exit code 0. A
   bare ``bestmove`` (think until SIGINT) whose input has ended, before the
   command or while it thinks, thinks for EOF_THINK_SECONDS from the command
@@ -30,11 +30,12 @@ and docs/protocol-notes.md, section 1):
   stops it before it runs. On a ponder hit, ``bestmove time T`` takes the
   running ponder search over.
 
-This module parses the commands and answers them. The searching state it
-drives lives in :mod:`hiveai.uhp.session` (the searcher made in the background
-after the banner, the stop flag, SIGINT, the end-of-input timer,
-EOF_THINK_SECONDS, and the node-budget switch) and the ponder search in
-:mod:`hiveai.player.ponder`.
+This module parses the commands and answers them; it only translates. What
+decides a move is the engine's (:class:`hiveai.player.Engine`: its options, the
+book, the level, pondering, the searcher made in the background after the
+banner, time management). What only UHP needs is here and in
+:mod:`hiveai.uhp.interrupts` (SIGINT, the end-of-input timer, EOF_THINK_SECONDS),
+with the node-budget switch (:func:`node_budget`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from __future__ import annotations
 import logging
 import os
 import queue
-import random
 import re
 import signal
 import sys
@@ -51,11 +51,11 @@ import time
 from typing import Callable, Iterable, TextIO
 
 from hiveai import ENGINE_NAME, __version__
-from hiveai.search import timeman
 from hiveai.errors import GAME_OVER, GameOverError, HiveError
-from hiveai.player.options import BUILTIN_WEIGHTS, LINEAR_WEIGHTS, MAX_LEVEL, Options
-from hiveai.player.ponder import Ponderer
-from hiveai.uhp.session import Session, node_budget
+from hiveai.player import CPUS, Engine
+from hiveai.search.timeman import Limit, parse_timespan
+from hiveai.switches import nodes_per_second
+from hiveai.uhp.interrupts import Interrupts
 
 log = logging.getLogger("hiveai.uhp")
 
@@ -75,6 +75,17 @@ _UNSIGNED = re.compile(r"^\d+$")
 # the prediction once it has run (a miss stops the ponder search then).
 # ``bestmove`` decides for itself (a ponder hit takes the search over).
 BESIDE_PONDERING = frozenset({"info", "validmoves", "play", "pass", "bestmove"})
+
+
+def node_budget(seconds: float) -> int | None:
+    """The node limit that stands for ``bestmove time`` of ``seconds`` under
+    $HIVEAI_NODESTIME (at least one node), or None when the switch is off.
+
+    For tuning matches on a shared machine (cutechess's "nodestime"): the budget
+    in nodes does not depend on the machine's speed or load. ValueError naming
+    the variable when it is malformed (see :mod:`hiveai.switches`)."""
+    rate = nodes_per_second()
+    return max(1, int(seconds * rate)) if rate else None
 
 
 def _runs_beside_pondering(line: str) -> bool:
@@ -104,16 +115,16 @@ class UhpServer:
 
     ``out`` receives protocol lines only. The server holds at most one
     :class:`hiveai.rules.board.Board`; every command either changes it completely
-    or not at all.
+    or not at all. Its :attr:`engine` decides the moves and owns the options (all
+    the CPUs by default, NumThreads' default).
     """
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.board = None  # hiveai.rules.board.Board once a game exists
-        self.options = Options()
-        self.session = Session(self.options)  # the searcher, the stop flag, the end-of-input timer
-        self.ponderer = Ponderer(self._report)
-        self._rng = random.Random()  # the weak levels' choices
+        self.engine = Engine(threads=CPUS)
+        self.options = self.engine.options
+        self.interrupts = Interrupts()  # the bestmove's stop handle: SIGINT, the end-of-input timer
         self._commands: dict[str, Callable[[list[str], str], Iterable[str]]] = {
             "info": self.cmd_info,
             "newgame": self.cmd_newgame,
@@ -141,7 +152,7 @@ class UhpServer:
         input is seen even while a bare ``bestmove`` is thinking.
         """
         self.execute("info")
-        self.session.prepare()  # in the background: the banner is out already
+        self.engine.warm(background=True)  # the banner is out already
         lines: queue.Queue = queue.Queue()
 
         def read() -> None:
@@ -149,7 +160,7 @@ class UhpServer:
                 for line in iter(inp.readline, ""):
                     lines.put(line)
             finally:
-                self.session.input_ended()
+                self.interrupts.input_ended()
                 lines.put(None)
 
         threading.Thread(target=read, name="hiveai-stdin", daemon=True).start()
@@ -159,19 +170,18 @@ class UhpServer:
                 if line is not None and not line.strip():
                     continue  # a blank line: no output at all (Mzinga), and pondering goes on
                 if line is None or not _runs_beside_pondering(line):
-                    self.ponderer.stop()
+                    self.engine.stop_pondering()
                 if line is None or not self.execute(line):  # EOF or exit
                     return 0
-                self.ponderer.start(self.board, self.session.searcher,
-                                    single_threaded=self.options["PonderDuringIdle"] == "SingleThreaded")
+                self.engine.ponder(self.board)
         finally:
             # Let a warm-up still loading kernels finish rather than exiting
             # under a thread that is inside numba.
-            self.session.ready()
+            self.engine.ready()
 
     def execute(self, line: str) -> bool:
         """Answer one command line. Returns False for ``exit``."""
-        self.session.command_start = time.monotonic()  # bestmove's budget counts from here
+        self.interrupts.command_start = time.monotonic()  # bestmove's budget counts from here
         words = line.split()
         if not words:
             return True  # blank line: no output at all (Mzinga)
@@ -199,7 +209,7 @@ class UhpServer:
 
     def on_sigint(self, signum: int, frame: object) -> None:
         """SIGINT handler: stop a running bestmove, otherwise do nothing."""
-        self.session.interrupt()
+        self.interrupts.interrupt()
 
     # -- helpers --------------------------------------------------------
 
@@ -249,7 +259,7 @@ class UhpServer:
         if mismatch:
             log.warning("newgame: %s Playing the moves, as Mzinga does.", mismatch)
         self.board = board
-        self.session.new_game()  # nothing learnt carries over; answered once the search is ready
+        self.engine.new_game()  # nothing learnt carries over; answered once the search is ready
         return [board.game_string()]
 
     def cmd_play(self, args: list[str], rest: str) -> Iterable[str]:
@@ -289,100 +299,48 @@ class UhpServer:
             if verb == "get" and len(args) == 2:
                 return [self.options.line(args[1])]
             if verb == "set" and len(args) >= 3 and args[1].lower() == "evalfile":
-                return [self._set_eval_file(rest.split(None, 2)[2])]
+                # A path may hold spaces: everything after the name. The engine loads the weights
+                # or the network, or keeps the evaluation in use and names the file and the problem.
+                line, _ = self.engine.set_option("EvalFile", rest.split(None, 2)[2])
+                return [line]
             if verb == "set" and len(args) == 3:
-                line, note = self.options.set(args[1], args[2])
+                line, note = self.engine.set_option(args[1], args[2])
                 if note:
                     log.warning("options: %s", note)
-                self._apply_options()
+                self.apply_log_level()
                 return [line]
         except (KeyError, ValueError) as e:
             raise CommandError(e.args[0] if e.args else e) from None
         raise CommandError("Usage: options | options get Name | options set Name Value")
 
-    def _set_eval_file(self, path: str) -> str:
-        """``options set EvalFile PATH``: load the weights (an INI file, as ``hiveai
-        tune`` writes) or the network (a hiveai.evaluation.network file, as ``hiveai train``
-        writes), or keep the evaluation in use and answer ``err`` naming the file
-        and the problem. ``<built-in>`` restores the default evaluation (the
-        shipped network where it is the default, hiveai.evaluation.network.default_network;
-        the built-in weights elsewhere); ``<linear>`` asks for the built-in weights
-        in every game type."""
-        from hiveai.evaluation.linear import read_weights_file, weights_from_env
-        from hiveai.evaluation.network import is_network_file, read_network
-
-        path = path.strip()
-        builtin = path.lower() == BUILTIN_WEIGHTS.lower()
-        try:
-            if builtin:
-                self.session.eval_weights, self.session.eval_network = None, None
-            elif path.lower() == LINEAR_WEIGHTS.lower():
-                self.session.eval_weights, self.session.eval_network = weights_from_env(), None
-                path = LINEAR_WEIGHTS
-            elif is_network_file(path):
-                self.session.eval_network = read_network(path)
-            else:
-                self.session.eval_weights, self.session.eval_network = read_weights_file(path), None
-        except ValueError as e:
-            raise CommandError(f"EvalFile: {e}; the evaluation in use is unchanged.") from None
-        line, _ = self.options.set("EvalFile", BUILTIN_WEIGHTS if builtin else path)
-        return line
-
-    def _apply_options(self) -> None:
-        """Make option values take effect: the log level, and a table of a new size
-        (made in the background, so the next bestmove finds it ready)."""
+    def apply_log_level(self) -> None:
+        """Make the LogLevel option take effect (the process's logging, on stderr)."""
         logging.getLogger("hiveai").setLevel(self.options["LogLevel"].upper())
-        self.session.resize_if_asked()
 
     def cmd_bestmove(self, args: list[str], rest: str) -> Iterable[str]:
         """``bestmove [time T | depth N]``: the chosen move; the game is not changed.
 
         A bare ``bestmove`` thinks until SIGINT (or the end of input), like
-        UCI's ``go infinite``.
+        UCI's ``go infinite``. The engine decides: the book, the level, a ponder
+        hit or the search (:meth:`hiveai.player.Engine.play`).
         """
         board = self._game()
-        limits, nodes = self._limits(args)
-        session = self.session
-        session.begin_bestmove(limits.infinite)
-        level = self.options["Level"]
+        limit = self._limit(args)
+        interrupts = self.interrupts
+        interrupts.begin_bestmove(limit.is_empty())
+        report = self._report if self.options["ReportIntermediateBestMoves"] else None
         try:
-            # The weak levels skip the book: its moves are the strongest there are.
-            book = self._book_move(board, limits) if level == MAX_LEVEL else None
-            if book is not None:
-                self.ponderer.forget()
-                log.info("bestmove %s from the book", book)
-                return [str(book)]
-            result = self.ponderer.take_over(board, limits, allowed=nodes is None and level == MAX_LEVEL,
-                                             reporting=self.options["ReportIntermediateBestMoves"])
-            if result is None:
-                searcher = session.searcher()  # imports numba; the banner is long gone
-                from hiveai.player.levels import play_level  # the level layer above the searcher
-                report = self._report if self.options["ReportIntermediateBestMoves"] else None
-                result = play_level(searcher, board, limits, on_iteration=report, level=level, rng=self._rng,
-                                    nodes=nodes)
+            result = self.engine.play(board, limit, on_iteration=report, stop=interrupts.stop,
+                                      started=interrupts.command_start)
         finally:
-            session.end_bestmove()
-        log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
-                 result.score, result.depth, result.nodes, time.monotonic() - session.command_start)
-        if self.options["PonderDuringIdle"] != "Disabled" and level == MAX_LEVEL:
-            self.ponderer.predict(board, result.pv)
+            interrupts.end_bestmove()
+        if result.source == "book":
+            log.info("bestmove %s from the book", result.move_string)
+        else:
+            score = None if result.score is None else result.score.relative.to_int()
+            log.info("bestmove %s score %s depth %s nodes %s in %.3f s", result.move_string,
+                     score, result.depth, result.nodes, time.monotonic() - interrupts.command_start)
         return [result.move_string]
-
-    def _book_move(self, board, limits: timeman.Limits):
-        """The book's move for ``board`` when the book is on, else None.
-
-        Not for a bare ``bestmove`` (analysis: the client wants the search) nor
-        when the book is missing or broken, which only costs the book.
-        """
-        if not self.options["UseBook"] or limits.infinite:
-            return None
-        from hiveai.player import book
-
-        try:
-            return book.book_move(board, best_only=self.options["BookBestMoveOnly"])
-        except (OSError, ValueError) as e:
-            log.warning("opening book unusable, searching instead: %s", e)
-            return None
 
     def _report(self, info) -> None:
         """Mzinga's intermediate line: ``move;depth;score;pv...`` (ReportIntermediateBestMoves)."""
@@ -390,21 +348,20 @@ class UhpServer:
             pv = [str(m) for m in info.pv]
             self.emit(";".join([pv[0], str(info.depth), str(info.score), *pv]))
 
-    def _limits(self, args: list[str]) -> tuple[timeman.Limits, int | None]:
-        """Parse ``time T`` / ``depth N`` / nothing into search limits, and the node limit (None: none)."""
-        stop = self.session.stop
+    def _limit(self, args: list[str]) -> Limit:
+        """Parse ``time T`` / ``depth N`` / nothing into the engine's limit (empty: until stopped)."""
         if not args:
-            return timeman.infinite_limits(stop), None
+            return Limit()
         if len(args) != 2:
             raise CommandError(BESTMOVE_USAGE)
         mode, value = args[0].lower(), args[1]
         if mode == "depth":
             if not _UNSIGNED.match(value):
                 raise CommandError(f"Depth must be a whole number >= 0, not '{value}'.")
-            return timeman.depth_limits(int(value), stop), None
+            return Limit(depth=int(value))
         if mode == "time":
             try:
-                seconds = timeman.parse_timespan(value)
+                seconds = parse_timespan(value)
             except ValueError as e:
                 raise CommandError(e) from None
             if seconds < 0:
@@ -415,11 +372,8 @@ class UhpServer:
                 raise CommandError(e) from None
             if nodes is not None:
                 # A tuning match on a busy machine: the budget in nodes, not seconds.
-                return timeman.Limits(stop=stop), nodes
-            return timeman.time_limits(
-                seconds, stop, start=self.session.command_start,
-                usage=self.options["TimeUsage"], margin=self.options["TimeMarginMs"] / 1000,
-            ), None
+                return Limit(nodes=nodes)
+            return Limit(time=seconds)
         raise CommandError(BESTMOVE_USAGE)
 
 
@@ -450,7 +404,7 @@ def main() -> int:
     # Python's default SIGINT handler raises KeyboardInterrupt, which would kill
     # the engine mid-reply; ours only stops a running search.
     signal.signal(signal.SIGINT, server.on_sigint)
-    server._apply_options()
+    server.apply_log_level()
     # Undecodable bytes must not kill the loop; CRLF is handled by universal newlines.
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")

@@ -13,8 +13,12 @@ for bestmove) and, with ``--break WHAT``, does one thing wrong:
   ignore-undo     answers ``undo`` with the GameString but undoes nothing
   late-time       answers ``bestmove time T`` two seconds after T
   no-exit         spins when its input ends instead of exiting (as MzingaCpp does)
+  drop-ok         leaves out the ``ok`` after every third ``validmoves`` (counted from its start)
 
-Usage: python broken_uhp.py [--break WHAT]
+and, with ``--busy S``, spends S seconds of CPU before each ``validmoves`` answer
+(a slow engine, correct unless it also breaks something).
+
+Usage: python broken_uhp.py [--break WHAT] [--busy S]
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import sys
 import time
 
 BREAKS = ("crash", "hang-bestmove", "illegal-move", "extra-line", "no-ok", "accept-illegal", "miss-spider",
-          "ignore-undo", "late-time", "no-exit", "none")
+          "ignore-undo", "late-time", "no-exit", "drop-ok", "none")
 
 
 def out(*lines: str) -> None:
@@ -42,16 +46,21 @@ def seconds_of(timespan: str) -> float:
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--break", dest="broken", choices=BREAKS, default="none")
-    broken = p.parse_args().broken
+    p.add_argument("--busy", type=float, default=0.0)
+    args = p.parse_args()
+    broken = args.broken
     out("id broken-" + broken, "Mosquito;Ladybug;Pillbug", "ok")
     from hiveai.rules.board import Board  # after the banner: loads numba
 
     board = None
+    validmoves_asked = 0
     for line in sys.stdin:
         cmd, _, rest = line.strip().partition(" ")
         rest = rest.strip()
         if not cmd:
             continue
+        validmoves_asked += cmd == "validmoves"
+        drop_ok = broken == "drop-ok" and cmd == "validmoves" and validmoves_asked % 3 == 0
         if cmd == "exit":
             return 0
         try:
@@ -73,6 +82,9 @@ def main() -> int:
                     board.play(move)
                     out(board.game_string())
             elif cmd == "validmoves":
+                spent = time.process_time() + args.busy
+                while time.process_time() < spent:
+                    pass
                 moves = [str(m) for m in board.legal_moves]
                 spider = [m for m in moves if m.startswith(("wS", "bS")) and board.cell_of(m.split()[0])]
                 if broken == "miss-spider" and len(spider) >= 4:
@@ -106,7 +118,8 @@ def main() -> int:
         except Exception as e:  # noqa: BLE001 - a test engine reports anything
             text = str(e).replace("\n", " ")
             out(("invalidmove " if cmd in ("play", "pass") else "err ") + text)
-        out("ok")
+        if not drop_ok:
+            out("ok")
     if broken == "no-exit":
         while True:
             pass

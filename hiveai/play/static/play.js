@@ -2,6 +2,8 @@
 // (the board picture, and for each piece the player may pick its legal moves with their
 // destinations' centres), sends the player's actions, and listens on a WebSocket for the
 // engine's moves and lines. No framework, nothing fetched from elsewhere.
+// In puzzle mode the same board shows the puzzle the server sends (/api/puzzles), and the
+// player's moves go to the puzzle's judge instead of the game.
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -13,6 +15,9 @@
   var viewPly = null;     // stepping through the game: the ply shown, else null (the present)
   var socket = null;
   var drawn = "";         // the picture on the board now (a state that changes nothing there keeps the pick)
+  var shownPicks = null;  // for each piece the player may pick on the board shown, its moves
+  var mode = "game";      // "game" or "puzzle": what the board shows and where a move goes
+  var puzzles = null;     // the puzzles' view as the server last sent it
   // Time from a click on a piece to its destinations being in the DOM (ms), one entry per pick.
   window.hiveaiTimings = [];
 
@@ -54,6 +59,7 @@
 
   function drawBoard(svgText, picks) {
     var kept = selected;
+    shownPicks = picks;
     var key = svgText + "|" + Object.keys(picks || {}).join(",");
     if (key === drawn) { return; }
     drawn = key;
@@ -90,7 +96,7 @@
 
   function pick(name, pieceEl) {
     clearPick();
-    var moves = state && state.picks[name];
+    var moves = shownPicks && shownPicks[name];
     if (!moves) { return; }
     selected = name;
     pieceEl.classList.add("selected");
@@ -193,7 +199,7 @@
   }
 
   function render(s) {
-    if (!s || !s.svg) { return; }
+    if (!s || !s.svg || mode !== "game") { return; }
     if (state && s.id === state.id && s.version < state.version) { return; } // an older update
     if (!state || s.id !== state.id) { viewPly = null; connect(s.id); }
     state = s;
@@ -251,6 +257,7 @@
 
   function opened(s) {
     if (!s) { return; }
+    leavePuzzles();
     message("");
     history.replaceState(null, "", "/?id=" + s.id);
     viewPly = null;
@@ -314,7 +321,7 @@
     setTimeout(function () { suppressClick = false; }, 0);
     var under = drop && document.elementFromPoint(ev.clientX, ev.clientY);
     var dest = under && under.closest && under.closest(".dest[data-move]");
-    if (dest) { clearPick(); act("move", {move: dest.getAttribute("data-move")}); }
+    if (dest) { clearPick(); sendMove(dest.getAttribute("data-move")); }
   }
   var suppressClick = false;
   boardEl.addEventListener("pointerup", function (ev) { endDrag(ev, true); });
@@ -324,7 +331,7 @@
   boardEl.addEventListener("click", function (ev) {
     if (suppressClick) { suppressClick = false; return; }
     var dest = ev.target.closest(".dest[data-move]");
-    if (dest) { clearPick(); act("move", {move: dest.getAttribute("data-move")}); return; }
+    if (dest) { clearPick(); sendMove(dest.getAttribute("data-move")); return; }
     var piece = ev.target.closest("g.piece");
     if (piece && piece.hasAttribute("data-piece")) {
       if (selected === piece.getAttribute("data-piece")) { clearPick(); return; }
@@ -349,6 +356,10 @@
     if (action === "setup") { openSetup(); return; }
     if (action === "import") { $("importdialog").showModal(); return; }
     if (action === "games") { listGames(); return; }
+    if (action === "puzzles") { openPuzzles(); return; }
+    if (action === "puzzle-next") { puzzleAct("next", puzzleFilters()); return; }
+    if (action === "puzzle-retry") { puzzleAct("retry"); return; }
+    if (action === "puzzle-hint") { puzzleAct("hint"); return; }
     if (action === "theme") { theme(document.documentElement.classList.contains("dark") ? "light" : "dark"); return; }
     if (action === "pass") { act("move", {move: "pass"}); return; }
     if (action === "analyse") { act("analyse", {on: !(state && state.analysing)}); return; }
@@ -378,7 +389,7 @@
     var input = $("movetext");
     var text = input.value.trim();
     if (!text) { return; }
-    act("move", {move: text}).then(function (s) { if (s) { input.value = ""; } });
+    sendMove(text).then(function (s) { if (s) { input.value = ""; } });
   });
 
   $("newform").addEventListener("submit", function (ev) {
@@ -399,6 +410,200 @@
     } else {
       send($("importtext").value);
     }
+  });
+
+  // A move the player made on the board or typed: to the game, or to the puzzle's judge.
+  function sendMove(text) {
+    if (mode === "puzzle") {
+      var c = puzzles && puzzles.current;
+      return puzzleAct("move", {move: text, ply: c ? c.played.length : 0});
+    }
+    return act("move", {move: text});
+  }
+
+  // --- puzzles ------------------------------------------------------------------------------
+  // The server judges every move (by proof), answers with the defence, keeps the ratings and the
+  // history; the page draws its view: the board, the task, the player's rating and streak.
+
+  function enterPuzzles() {
+    if (mode === "puzzle") { return; }
+    mode = "puzzle";
+    document.body.classList.add("puzzling");
+    if (socket) { socket.onclose = null; socket.close(); socket = null; }
+    state = null; // a game opened later connects afresh
+    viewPly = null;
+    message("");
+    history.replaceState(null, "", "/?puzzles");
+  }
+
+  function leavePuzzles() {
+    if (mode !== "puzzle") { return; }
+    mode = "game";
+    puzzles = null;
+    drawn = "";
+    document.body.classList.remove("puzzling");
+  }
+
+  // body: undefined opens the puzzle on the board (a new one if there is none), else {id} or filters.
+  function openPuzzles(body) {
+    enterPuzzles();
+    $("status").textContent = "Loading the puzzles\u2026";
+    var ask = body === undefined ? api("/api/puzzles") : api("/api/puzzles/next", body);
+    return ask.then(function (v) {
+      if (!v && body !== undefined) { return openPuzzles(); } // no such puzzle (said above the board): the one there was
+      if (v && !v.current) { return api("/api/puzzles/next", {}).then(renderPuzzles); }
+      return renderPuzzles(v);
+    });
+  }
+
+  function puzzleFilters() {
+    return {theme: $("puzzletheme").value, game_type: $("puzzlegame").value};
+  }
+
+  function puzzleAct(action, body) {
+    body = body || {};
+    var c = puzzles && puzzles.current;
+    if (c && action !== "next") { body.attempt = c.attempt; }
+    message("");
+    $("status").classList.add("thinking");
+    return api("/api/puzzles/" + action, body).then(function (v) {
+      $("status").classList.remove("thinking");
+      if (v || puzzles) { renderPuzzles(v || puzzles); } // refused: the view as it was (the filters too)
+      return v;
+    });
+  }
+
+  function fillSelect(select, first, options, value) {
+    var html = "<option value=\"\">" + esc(first) + "</option>" + options.map(function (o) {
+      return "<option value=\"" + esc(o[0]) + "\">" + esc(o[1]) + " (" + o[2] + ")</option>";
+    }).join("");
+    if (select.getAttribute("data-options") !== html) { select.innerHTML = html; select.setAttribute("data-options", html); }
+    select.value = value || "";
+  }
+
+  function signed(n) { return (n > 0 ? "+" : n < 0 ? "\u2212" : "\u00b1") + Math.abs(n); }
+
+  function renderPuzzles(v) {
+    if (!v || mode !== "puzzle") { return v; }
+    puzzles = v;
+    var c = v.current, p = v.player, panel = $("puzzlepanel");
+    panel.setAttribute("data-puzzle-rating", p.rating);
+    panel.setAttribute("data-puzzle-streak", p.streak);
+    $("puzzlerating").textContent = p.rating + (p.provisional ? "?" : "");
+    $("puzzlerating").title = "Glicko-2 rating \u00b1" + p.rd + (p.provisional ? " (still settling)" : "") +
+      "; solved " + p.solved + ", missed " + p.failed;
+    $("puzzlestreak").textContent = p.streak + (p.best_streak > p.streak ? " (best " + p.best_streak + ")" : "");
+    fillSelect($("puzzletheme"), "Any theme", v.themes, v.filters.theme);
+    fillSelect($("puzzlegame"), "Any game", v.game_types.map(function (g) { return [g[0], g[0], g[1]]; }), v.filters.game_type);
+    renderPuzzleHistory(v);
+    ["puzzle", "attempt", "puzzle-status", "puzzle-rated", "puzzle-hint", "refutation"].forEach(function (k) {
+      panel.setAttribute("data-" + k, "");
+    });
+    if (!c) {
+      $("status").textContent = "No puzzle on the board: take the next one.";
+      $("puzzlemessage").textContent = "";
+      return v;
+    }
+    panel.setAttribute("data-puzzle", c.puzzle);
+    panel.setAttribute("data-attempt", c.attempt);
+    panel.setAttribute("data-puzzle-status", c.status);
+    panel.setAttribute("data-puzzle-rated", c.rated ? "true" : "false");
+    panel.setAttribute("data-puzzle-hint", c.hint || "");
+    panel.setAttribute("data-refutation", c.refutation.join(";"));
+    showPuzzleBoard();
+    $("status").textContent = c.task;
+    $("status").className = "status" + (c.status === "solved" ? " solved" : c.status === "failed" ? " over" : "");
+    $("puzzlemessage").textContent = c.message;
+    $("puzzlemessage").className = "puzzlemessage " + c.status;
+    var delta = $("puzzledelta");
+    delta.textContent = c.delta === null ? "" : signed(c.delta);
+    delta.className = "delta" + (c.delta > 0 ? " up" : c.delta < 0 ? " down" : "");
+    document.querySelector('[data-action="puzzle-hint"]').disabled = c.status !== "playing" || !!c.hint;
+    var about = "Puzzle " + c.puzzle.slice(0, 8) + " \u00b7 " + c.game_type + " \u00b7 " +
+      (c.rated ? "rated" : "not rated (played before)");
+    if (c.puzzle_rating !== null) { about += " \u00b7 puzzle rating " + c.puzzle_rating; }
+    if (c.themes) { about += " \u00b7 " + c.themes.map(function (t) { return t[1]; }).join(", "); }
+    $("puzzleabout").textContent = about;
+    renderPuzzleLines(c);
+    return v;
+  }
+
+  // The board as the attempt stands (the wrong move and its refutation's arrow after a miss).
+  function showPuzzleBoard() {
+    var c = puzzles.current;
+    boardEl.setAttribute("data-gamestring", c.gamestring);
+    boardEl.setAttribute("data-setup", "");
+    drawBoard(c.svg, c.picks);
+    boardEl.querySelectorAll("[data-hinted]").forEach(function (g) { g.removeAttribute("data-hinted"); g.classList.remove("hinted"); });
+    boardEl.querySelectorAll(".hintring").forEach(function (r) { r.remove(); });
+    var piece = c.hint && boardEl.querySelector('g.piece[data-name="' + c.hint + '"]');
+    if (piece) { // the piece lit: a ring around it (a piece in hand is drawn at 0.6 of the size)
+      piece.setAttribute("data-hinted", "");
+      piece.classList.add("hinted");
+      var ring = document.createElementNS(SVG_NS, "polygon");
+      ring.setAttribute("class", "hintring");
+      ring.setAttribute("points", hexPoints(parseFloat(piece.getAttribute("data-x")), parseFloat(piece.getAttribute("data-y")),
+                                            piece.hasAttribute("data-hand") ? 21 : 33));
+      boardEl.querySelector("svg").appendChild(ring);
+    }
+    $("puzzlelines").querySelectorAll("li.current").forEach(function (li) { li.classList.remove("current"); });
+  }
+
+  function renderPuzzleLines(c) {
+    var box = $("puzzlelines"), html = "";
+    function line(name, title, moves, first) {
+      html += "<div data-line=\"" + name + "\"><b>" + title + "</b><ol>" + moves.map(function (m, i) {
+        return "<li data-ply=\"" + (i + 1) + "\">" + esc(m) + (i === 0 && first ? " " + first : "") + "</li>";
+      }).join("") + "</ol></div>";
+    }
+    if (c.status === "failed") { line("refutation", "Refutation", [c.wrong].concat(c.refutation), "(yours)"); }
+    if (c.solution) { line("solution", "Solution", c.solution, ""); }
+    box.innerHTML = html;
+    box.hidden = !html;
+  }
+
+  $("puzzlelines").addEventListener("click", function (ev) {
+    var li = ev.target.closest("li[data-ply]");
+    if (!li || !puzzles || !puzzles.current) { return; }
+    if (li.classList.contains("current")) { showPuzzleBoard(); return; } // a second click: back to the attempt
+    var which = li.closest("[data-line]").getAttribute("data-line");
+    api("/api/puzzles/line/" + which + "/" + li.getAttribute("data-ply")).then(function (v) {
+      if (!v || mode !== "puzzle") { return; }
+      boardEl.setAttribute("data-gamestring", v.gamestring);
+      drawBoard(v.svg, null);
+      $("puzzlelines").querySelectorAll("li.current").forEach(function (x) { x.classList.remove("current"); });
+      li.classList.add("current");
+    });
+  });
+
+  function renderPuzzleHistory(v) {
+    var ol = $("puzzlehistory");
+    ol.innerHTML = "";
+    var marks = {solved: "\u2713", failed: "\u2717", skipped: "\u2013", playing: "\u2026"};
+    v.history.forEach(function (h) {
+      var li = document.createElement("li");
+      li.setAttribute("data-attempt", h.attempt);
+      li.setAttribute("data-puzzle", h.puzzle);
+      li.setAttribute("data-result", h.status);
+      li.setAttribute("data-rated", h.rated ? "true" : "false");
+      li.className = h.status;
+      var what = h.kind === "win" ? "win in " + h.moves : "defence";
+      var text = marks[h.status] + " " + h.game_type + " \u00b7 " + what + (h.hint ? " \u00b7 hint" : "");
+      if (h.delta !== null) { text += " \u00b7 " + signed(h.delta) + " \u2192 " + h.rating; }
+      else if (!h.rated) { text += " \u00b7 not rated"; }
+      li.textContent = text;
+      li.title = "Puzzle " + h.puzzle + ": click to play it again";
+      ol.appendChild(li);
+    });
+  }
+
+  $("puzzlehistory").addEventListener("click", function (ev) {
+    var li = ev.target.closest("li[data-puzzle]");
+    if (li && li.getAttribute("data-result") !== "playing") { puzzleAct("next", {id: li.getAttribute("data-puzzle")}); }
+  });
+
+  ["puzzletheme", "puzzlegame"].forEach(function (id) {
+    $(id).addEventListener("change", function () { puzzleAct("next", puzzleFilters()); });
   });
 
   // --- the set-up editor ----------------------------------------------------------------------
@@ -580,7 +785,9 @@
     theme(saved || (window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
     fillForm();
     var q = new URLSearchParams(location.search);
-    if (q.get("game") || q.get("colour") || q.get("level")) {
+    if (q.has("puzzles") || q.get("puzzle")) {
+      openPuzzles(q.get("puzzle") ? {id: q.get("puzzle")} : undefined);
+    } else if (q.get("game") || q.get("colour") || q.get("level")) {
       // URLSearchParams turns a literal "+" into a space; the server reads "Base MLP" as Base+MLP.
       api("/api/new", {game: q.get("game") || "Base+MLP", colour: q.get("colour") || "white",
                        level: q.get("level") || 5, seconds: q.get("seconds") || null,

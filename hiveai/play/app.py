@@ -15,6 +15,11 @@ with a 4xx status, and leaves the game unchanged):
 * ``GET /api/game/ID/at/PLY`` the picture after PLY moves (stepping through a game).
 * ``GET /api/game/ID/pgn`` the game as a PGN download; ``GET /api/game/ID/review`` its review page.
 * ``POST /api/import`` ``{text}`` a GameString or PGN, as a new game (at most :data:`MAX_UPLOAD` bytes).
+* ``GET /api/puzzles`` the puzzles' view (:mod:`hiveai.play.puzzle_mode`): the player's rating and
+  streak, the filters, the puzzle on the board, the history.
+* ``POST /api/puzzles/ACTION`` with ACTION one of ``next`` ``{theme, game_type}`` or ``{id}``,
+  ``move`` ``{attempt, move, ply}``, ``hint`` ``{attempt}``, ``retry`` ``{attempt}``; each answers the view.
+* ``GET /api/puzzles/line/solution/PLY`` and ``.../refutation/PLY``: a finished puzzle's line, PLY moves in.
 * ``WS /ws/ID`` the game's state, sent again after every change (engine moves, thinking, analysis lines,
   each move a review has judged).
 
@@ -47,10 +52,11 @@ from typing import TYPE_CHECKING
 
 from hiveai.errors import HiveError
 from hiveai.play.engines import ANALYSIS_LINES, LEVEL_SECONDS, AnalysisLine, EngineSide, Superseded
-from hiveai.play.errors import BadRequest
+from hiveai.errors import BadRequest
+from hiveai.play.puzzle_mode import PuzzleMode
 from hiveai.play.store import GameStore
 from hiveai.search.score import MATE_BOUND, format_score
-from hiveai.search.timeman import StopFlag
+from hiveai.search.timeman import StopHandle
 
 # The rules, the pictures and the hints load numba, which takes a while: they are imported when
 # first used (the engine's loading thread imports them at once), so the page answers at once.
@@ -93,7 +99,7 @@ class _Live:
 
     game: Game
     version: int = 0
-    job: StopFlag | None = None  # the running engine search, stopped when superseded
+    job: StopHandle | None = None  # the running engine search, stopped when superseded
     thinking: str = ""  # "move", "hint", "analyse", "review"
     analysing: bool = False
     lines: int = ANALYSIS_LINES
@@ -116,6 +122,10 @@ class PlayServer:
         self.live: dict[int, _Live] = {}
         self.pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="hiveai-play")
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.puzzles = PuzzleMode(store)
+        # The puzzles' work (reading the collection, proofs) in a thread of its own, one action at a
+        # time: never on the event loop, never waiting behind an engine's search.
+        self.puzzle_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hiveai-puzzles")
 
     # --- games ---------------------------------------------------------------------
 
@@ -145,11 +155,15 @@ class PlayServer:
         g = live.game
         self.store.update(g.id, g.board.game_string(), g.outcome_text(), g.settings())
 
+    def stop_games(self) -> None:
+        """One board in front of the player: the games' engines stop (a new game, a puzzle)."""
+        for live in self.live.values():
+            self._stop(live)
+
     def new_game(self, board: Board, players: Players) -> _Live:
         from hiveai.play.session import Game
 
-        for other in self.live.values():  # one board in front of the player: the other games' engines stop
-            self._stop(other)
+        self.stop_games()
         game = Game(board, players)
         game.id = self.store.create(board.game_string(), game.settings())
         self.live[game.id] = live = _Live(game)
@@ -181,7 +195,7 @@ class PlayServer:
 
     def _stop(self, live: _Live) -> None:
         if live.job is not None:
-            live.job.set()
+            live.job.stop()
             live.job = None
         live.thinking = ""
         if live.review == "running":
@@ -191,7 +205,7 @@ class PlayServer:
         """Run ``work(stop)`` in a worker thread as ``live``'s engine job; ``done(result)`` back on the loop
         unless a newer job superseded it."""
         self._stop(live)
-        stop = StopFlag()
+        stop = StopHandle()
         live.job, live.thinking = stop, kind
         loop = self.loop
 
@@ -200,7 +214,7 @@ class PlayServer:
 
         self.pool.submit(work, stop).add_done_callback(finish)
 
-    def _finished(self, live: _Live, stop: StopFlag, kind: str, future, done) -> None:
+    def _finished(self, live: _Live, stop: StopHandle, kind: str, future, done) -> None:
         if live.job is not stop:
             return  # superseded: its answer belongs to an older position
         live.job, live.thinking = None, ""
@@ -229,7 +243,7 @@ class PlayServer:
         players = g.players
         seconds = players.seconds or LEVEL_SECONDS
 
-        def work(stop: StopFlag) -> str:
+        def work(stop: StopHandle) -> str:
             return self.engine.best_move(board, level=players.level, seconds=seconds, stop=stop)
 
         def done(move: str) -> None:
@@ -247,7 +261,7 @@ class PlayServer:
         def on_lines(depth: int, lines: list[AnalysisLine]) -> None:
             loop.call_soon_threadsafe(self._on_lines, live, version, board, depth, lines)
 
-        def work(stop: StopFlag) -> None:
+        def work(stop: StopHandle) -> None:
             self.engine.analyse(board, multipv=live.lines, stop=stop, on_lines=on_lines)
 
         self._run(live, "analyse", work, lambda _: None)
@@ -314,7 +328,7 @@ class PlayServer:
         seconds = min(HINT_SECONDS, g.players.seconds or HINT_SECONDS)
         found: list[tuple[int, list[AnalysisLine]]] = []
 
-        def work(stop: StopFlag) -> dict:
+        def work(stop: StopHandle) -> dict:
             self.engine.analyse(board, multipv=1, stop=stop, seconds=seconds,
                                 on_lines=lambda depth, lines: found.append((depth, lines)))
             if not found:
@@ -332,7 +346,7 @@ class PlayServer:
 
     def _review(self, live: _Live) -> None:
         from hiveai.analysis.analyse import analyse_game
-        from hiveai.gamerecord import GameRecord
+        from hiveai.records import GameRecord
         from hiveai.analysis.pages import review_page
 
         g = live.game
@@ -345,7 +359,7 @@ class PlayServer:
         total = len(record.moves)
         loop = self.loop
 
-        def work(stop: StopFlag) -> str:
+        def work(stop: StopHandle) -> str:
             def on_move(reviews) -> None:  # each move's verdict goes to the page at once
                 if stop.is_set():
                     raise Superseded
@@ -363,7 +377,7 @@ class PlayServer:
         self._run(live, "review", work, done)
         live.review, live.review_live = "running", review_view([], total)
 
-    def _on_review(self, live: _Live, stop: StopFlag, view: dict) -> None:
+    def _on_review(self, live: _Live, stop: StopHandle, view: dict) -> None:
         if live.job is stop:
             live.review_live = view
             self._broadcast(live)
@@ -591,7 +605,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         return JSONResponse(server.at(live, int(request.path_params["ply"])))
 
     async def pgn(request: Request) -> Response:
-        from hiveai.gamerecord import GameRecord
+        from hiveai.records import GameRecord
 
         live = server._load(_game_id(request))
         g = live.game
@@ -615,7 +629,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
 
     async def import_record(request: Request) -> Response:
         from hiveai.play.session import Players
-        from hiveai.gamerecord import read_game
+        from hiveai.records import read_game
 
         data = await _body(request)
         text = data.get("text")
@@ -629,6 +643,25 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         state = server.state(live)
         state["imported"] = {"tags": {k: v for k, v in record.tags.items() if v}, "result": record.result}
         return JSONResponse(state)
+
+    async def in_puzzle_thread(work, *args):
+        return await asyncio.get_running_loop().run_in_executor(server.puzzle_pool, work, *args)
+
+    async def puzzle_state(request: Request) -> Response:
+        return JSONResponse(await in_puzzle_thread(server.puzzles.state))
+
+    async def puzzle_action(request: Request) -> Response:
+        data = await _body(request)
+        name = request.path_params["action"]
+        if name in ("next", "retry"):
+            for live in server.live.values():  # the games' engines and analyses stop while puzzles are solved
+                live.analysing = False
+            server.stop_games()
+        return JSONResponse(await in_puzzle_thread(server.puzzles.act, name, data))
+
+    async def puzzle_line(request: Request) -> Response:
+        return JSONResponse(await in_puzzle_thread(server.puzzles.line, request.path_params["which"],
+                                                   int(request.path_params["ply"])))
 
     async def socket(ws: WebSocket) -> None:
         server.loop = asyncio.get_running_loop()
@@ -663,6 +696,9 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         Route("/api/game/{game_id:int}/pgn", guarded(pgn)),
         Route("/api/game/{game_id:int}/review", guarded(review)),
         Route("/api/game/{game_id:int}/{action}", guarded(action), methods=["POST"]),
+        Route("/api/puzzles", guarded(puzzle_state)),
+        Route("/api/puzzles/line/{which}/{ply:int}", guarded(puzzle_line)),
+        Route("/api/puzzles/{action}", guarded(puzzle_action), methods=["POST"]),
         WebSocketRoute("/ws/{game_id:int}", socket),
     ]
 
@@ -687,6 +723,7 @@ def create_app(store: GameStore, engine: EngineSide, allowed_hosts: set[str] | N
         for live in server.live.values():
             server._stop(live)
         server.pool.shutdown(wait=False, cancel_futures=True)
+        server.puzzle_pool.shutdown(wait=False, cancel_futures=True)
 
     from contextlib import asynccontextmanager
 
