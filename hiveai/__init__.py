@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from hiveai.rules import set_board_drawer as _set_board_drawer  # plain Python: no numba
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 ENGINE_NAME = "hiveai"
 
 if TYPE_CHECKING:
