@@ -285,3 +285,24 @@ def test_the_shipped_base_weights_are_what_their_recorded_command_makes_from_the
     assert "Self-play" not in result.output and "Labels" not in result.output
     out = Path(shlex.split(command)[shlex.split(command).index("--out") + 1])
     assert np.array_equal(read_weights_file(out / WEIGHTS_FILE)["Base"], builtin_weights()["Base"])
+
+
+@needs_sklearn
+def test_the_set_2_candidate_is_what_its_recorded_command_makes_from_the_kept_data(kept_data, tmp_path):
+    """docs/measurements/2026-12-05-evalcost-set2.hnn (a feature-set-2 network awaiting its match) names in its
+    metadata the product command that fitted it; run on a copy of data/, that command makes the same layers
+    bit for bit and plays and labels nothing. data/generations.jsonl declares its match, on that file."""
+    candidate = REPO / "docs" / "measurements" / "2026-12-05-evalcost-set2.hnn"
+    net = read_network(candidate)
+    args = shlex.split(net.meta["command"])
+    assert args[:2] == ["hiveai", "train"] and {"--games", "0", "--data", "data", "--feature-set", "2"} <= set(args)
+    args[args.index("--output") + 1] = str(tmp_path / "refit.hnn")
+    result = CliRunner().invoke(main, args[1:])
+    assert result.exit_code == 0, result.output
+    assert "Self-play" not in result.output and "Labels" not in result.output
+    made = read_network(tmp_path / "refit.hnn")
+    assert made.feature_set == net.feature_set == 2 and made.shapes == net.shapes
+    differ = max(float(np.max(np.abs(a - b))) for a, b in zip(made.weights + made.biases, net.weights + net.biases))
+    assert network_id(made) == network_id(net), f"the layers differ by up to {differ}"
+    declared = find_generation(REPO / "data", network_id(net))["match"]["Base+MLP"]["command"]
+    assert f"--option new:EvalFile={candidate.relative_to(REPO)} " in declared
