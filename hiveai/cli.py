@@ -744,6 +744,9 @@ def _command_line() -> str:
               help="Label every N-th position of a game from the end of the opening "
                    "[default: hiveai.training.train.SAMPLE_EVERY].")
 @click.option("--hidden", default="16,8", show_default=True, help="Hidden layer widths, comma separated (network).")
+@click.option("--feature-set", type=int, metavar="ID",
+              help="The features the network reads, recorded in its file: 1 (the shipped network's) or 2 "
+                   "(cheaper: docs/network.md) [default: 1; network only].")
 @click.option("--result-weight", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="Weight of the game result in the target (the rest: the squashed search score; network).")
 @click.option("--freeze", default="tempo", show_default=True,
@@ -756,9 +759,9 @@ def _command_line() -> str:
 @click.option("--output", "output_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Where to write the network or weights [default: OUT/network.hnn or OUT/weights.ini].")
 def train(game_types: tuple[str, ...], games: int, eval_file: str | None, fit_kind: str, data_dir: str | None,
-          selfplay_depth: int, label_depth: int | None, sample_every: int | None, hidden: str, result_weight: float,
-          freeze: str, random_plies: int, book: bool, seed: int, concurrency: int, cluster: str | None, out_dir: str,
-          output_path: str | None) -> None:
+          selfplay_depth: int, label_depth: int | None, sample_every: int | None, hidden: str,
+          feature_set: int | None, result_weight: float, freeze: str, random_plies: int, book: bool, seed: int,
+          concurrency: int, cluster: str | None, out_dir: str, output_path: str | None) -> None:
     """Fit an evaluation to the engine's own searches: one generation (network: the [train] extra).
 
     Plays hiveai against itself with an evaluation (--eval-file, or the
@@ -792,8 +795,8 @@ def train(game_types: tuple[str, ...], games: int, eval_file: str | None, fit_ki
                   fit_kind=fit_kind, selfplay_depth=selfplay_depth, label_depth=label_depth or LABEL_DEPTH,
                   sample_every=sample_every or SAMPLE_EVERY, random_plies=random_plies, use_book=book,
                   seed=seed, hidden=widths, result_weight=result_weight,
-                  frozen=tuple(n.strip() for n in freeze.split(",") if n.strip()), concurrency=concurrency,
-                  cluster=cluster, output_file=output_path, command=_command_line(),
+                  frozen=tuple(n.strip() for n in freeze.split(",") if n.strip()), feature_set=feature_set,
+                  concurrency=concurrency, cluster=cluster, output_file=output_path, command=_command_line(),
                   say=lambda text: click.echo(text))
     except (ValueError, HiveError, RuntimeError, OSError, LockedError, RecordLineError) as e:
         raise click.ClickException(str(e)) from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -103,6 +104,45 @@ def test_bench_ponder_reports_the_depth_a_ponder_hit_gains():
 def test_bench_depth_times_both_engines(nokamute_stand_in: Path):
     out = run_tool("bench_depth.py", "--nokamute", str(nokamute_stand_in), "--runs", "1", "--depth", "2")
     assert re.search(r"Base\+MLP mid-game to depth 2: hiveai faster in [01] of 1 runs", out), out
+
+
+DEPTH_COST_LINE = r"^Base\+MLP mid-game depth {depth} \(network\): nodes (\d+) evals (\d+) eval-cache hits (\d+) score -?\d+"
+
+
+def test_depth_cost_searches_to_a_fixed_depth_natively():
+    """The quick mode without valgrind: the search it counts, run natively (the same line callgrind's run prints)."""
+    out = run_tool("depth_cost.py", "--depth", "3")
+    found = re.search(DEPTH_COST_LINE.format(depth=3), out, re.MULTILINE)
+    assert found and int(found.group(1)) >= int(found.group(2)) > 0, out
+    assert run_tool("depth_cost.py", "--none") == ""  # everything but the search: nothing to print
+
+
+@pytest.mark.slow  # numba compiles for a fixed CPU (about 35 s), then a run under callgrind (about 30 s)
+def test_depth_cost_counts_instructions_per_kernel_under_callgrind(tmp_path: Path):
+    """docs/measurements/2026-12-05-evalcost.md's procedure at depth 4: a native run fills a cache for the
+    fixed CPU, callgrind counts a search, and --annotate names the JIT code's functions from --symbols."""
+    if not (shutil.which("valgrind") and shutil.which("callgrind_annotate")):
+        pytest.skip("needs valgrind (Debian's valgrind package): callgrind and callgrind_annotate")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), NUMBA_CPU_NAME="haswell",
+               NUMBA_CPU_FEATURES="+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+f16c,+fma,+lzcnt,+mmx,+movbe,+popcnt,"
+                                  "+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3,+xsave")
+    tool = str(TOOLS / "depth_cost.py")
+    native = subprocess.run([sys.executable, tool, "--depth", "2"], env=env, cwd=REPO, capture_output=True,
+                            text=True, timeout=TIMEOUT)
+    assert native.returncode == 0, native.stderr[-3000:]
+    cg, syms = tmp_path / "cg.out", tmp_path / "syms.txt"
+    counted = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg}", sys.executable, tool,
+                              "--depth", "4", "--symbols", str(syms)], env=env, cwd=REPO, capture_output=True,
+                             text=True, timeout=TIMEOUT)
+    assert counted.returncode == 0, counted.stderr[-3000:]
+    found = re.search(DEPTH_COST_LINE.format(depth=4), counted.stdout, re.MULTILINE)
+    assert found, counted.stdout
+    assert re.search(r"Collected : \d+", counted.stderr), counted.stderr[-3000:]
+    out = run_tool("depth_cost.py", "--annotate", str(cg), str(syms), found.group(1))
+    per_node = dict((line[12:], float(line[:10])) for line in out.splitlines())
+    assert "PROGRAM TOTALS" in per_node and len(per_node) == 40, out
+    # The kernels' names come from the symbols file: callgrind knows only their addresses.
+    assert any(name.startswith("hiveai.") and cost > 0 for name, cost in per_node.items()), out
 
 
 def test_label_rate_times_labelling_on_the_kept_dataset():

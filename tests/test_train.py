@@ -6,10 +6,16 @@ generations and their matches, and a fit whose answer is known. The network's fi
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from hiveai.cli import main
 from hiveai.durable import DirectoryLock, LockedError, append_gzip_lines, read_json_lines, rewrite_gzip_lines
 from hiveai.evaluation.features import N_FEATURES
 from hiveai.evaluation.linear import WEIGHT_NAMES, read_weights_file
@@ -19,13 +25,17 @@ from hiveai.rules.board import Board
 from hiveai.search.score import int_score
 from hiveai.search.timeman import Limit
 from hiveai.training import train as train_module
-from hiveai.training.dataset import read_dataset, read_shard, shard_paths
+from hiveai.training.dataset import read_dataset, read_shard, shard_paths, split_holdout
 from hiveai.training.train import (
     GENERATIONS_FILE,
     NETWORK_FILE,
     REPORT_FILE,
     WEIGHTS_FILE,
     Dataset,
+    features,
+    find_generation,
+    fit,
+    generations_table,
     load_evaluation,
     match_seed,
     network_id,
@@ -37,6 +47,7 @@ from hiveai.training.train import (
 from hiveai.training.tune import GAMES_FILE, load_games
 
 TINY = dict(selfplay_depth=1, label_depth=1, sample_every=4, hidden=(8,))
+REPO = Path(__file__).resolve().parents[1]
 # Labelling names the engine by its git commit (a git process): every test here may start one.
 pytestmark = pytest.mark.integration
 
@@ -147,6 +158,39 @@ def test_a_linear_fit_writes_weights_headed_by_the_command(tmp_path):
     assert f"new:EvalFile={tmp_path / WEIGHTS_FILE}" in gen["match"]["Base"]["command"]
 
 
+@needs_sklearn
+def test_feature_set_2_refits_the_same_labels_on_set_2s_features(tmp_path, monkeypatch):
+    """`hiveai train --games 0 --feature-set 2` fits the dataset's labels as they are: the file is set 2's, its
+    metadata names the command, and it is the network `fit` makes of set 2's vectors of the same split."""
+    train(tmp_path, ["Base"], 4, **TINY)
+    set1 = read_network(tmp_path / NETWORK_FILE)
+    args = ["train", "--game-type", "Base", "--games", "0", "--data", str(tmp_path / "data"), "--label-depth", "1",
+            "--hidden", "8", "--feature-set", "2", "--out", str(tmp_path / "set2")]
+    monkeypatch.setattr(sys, "argv", ["hiveai", *args])  # what the command records: the line as typed
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "Self-play" not in result.output and "Labels" not in result.output and "Features (set 2)" in result.output
+    net = read_network(tmp_path / "set2" / NETWORK_FILE)
+    assert (net.feature_set, set1.feature_set) == (2, 1) and net.meta["command"] == "hiveai " + shlex.join(args)
+    train_games, held_games = split_holdout(read_dataset([tmp_path / "data"])[0], 2)  # 4 games: every 2nd held out
+    direct, _ = fit(features(train_games, 2), features(held_games, 2), hidden=(8,), seed=1, feature_set=2)
+    assert network_id(direct) == network_id(net) != network_id(set1)
+    gen = find_generation(tmp_path / "data", network_id(net))
+    assert gen["feature_set"] == 2 and json.loads((tmp_path / "set2" / REPORT_FILE).read_text())["feature_set"] == 2
+    assert "feature set 2" in generations_table([gen]) and "feature set" not in generations_table(
+        [find_generation(tmp_path / "data", network_id(set1))])
+
+
+def test_a_feature_set_is_one_this_hiveai_computes_and_only_a_networks(tmp_path):
+    with pytest.raises(ValueError, match=r"^feature set 3: this hiveai computes 1, 2$"):
+        train(tmp_path, ["Base"], 0, feature_set=3)
+    with pytest.raises(ValueError, match="a feature set is chosen for a network's fit"):
+        train(tmp_path, ["Base"], 0, fit_kind="linear", feature_set=1)
+    result = CliRunner().invoke(main, ["train", "--games", "0", "--feature-set", "0", "--out", str(tmp_path)])
+    assert result.exit_code == 1 and "Error: feature set 0: this hiveai computes 1, 2" in result.output
+    assert not any(tmp_path.iterdir())  # refused before anything was opened
+
+
 def _fake_match(folder, seed: int, results: list[str], games: int = 100) -> None:
     """A tournament folder as `hiveai tournament` leaves it: its configuration and game records."""
     folder.mkdir()
@@ -217,28 +261,48 @@ def test_the_fit_finds_a_known_nonlinear_answer():
     assert np.mean((pred - held.scores / 2000) ** 2) < 0.2 * np.var(held.scores / 2000)
 
 
-def test_the_shipped_base_weights_are_what_their_recorded_command_makes_from_the_kept_data(tmp_path, monkeypatch):
+@pytest.fixture
+def kept_data(tmp_path, monkeypatch) -> Path:
+    """A copy of the repository's data/ (without its generations) in ``tmp_path``, the working directory: where
+    a command recorded with ``--data data`` runs again without touching the repository."""
+    if not (REPO / "data").is_dir():
+        pytest.skip("the repository's data/ folder is not here")
+    shutil.copytree(REPO / "data", tmp_path / "data", ignore=shutil.ignore_patterns(".lock", GENERATIONS_FILE))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "data"
+
+
+def test_the_shipped_base_weights_are_what_their_recorded_command_makes_from_the_kept_data(kept_data):
     """hiveai/evaluation/weights.ini names, above [Base], the product command that fitted it; run
     on a copy of the repository's data/ it gives exactly the shipped section (and labels nothing)."""
-    import shlex
-    import shutil
-    from pathlib import Path
-
-    from click.testing import CliRunner
-
-    from hiveai.cli import main
     from hiveai.evaluation.linear import SHIPPED_WEIGHTS_FILE, builtin_weights
 
-    repo = Path(__file__).resolve().parents[1]
-    if not (repo / "data").is_dir():
-        pytest.skip("the repository's data/ folder is not here")
     (command,) = [line[len("# [Base]: "):] for line in SHIPPED_WEIGHTS_FILE.read_text().splitlines()
                   if line.startswith("# [Base]: ")]
     assert command.startswith("hiveai train --fit linear ") and "--data data " in command
-    shutil.copytree(repo / "data", tmp_path / "data", ignore=shutil.ignore_patterns(".lock", GENERATIONS_FILE))
-    monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, shlex.split(command)[1:])
     assert result.exit_code == 0, result.output
     assert "Self-play" not in result.output and "Labels" not in result.output
     out = Path(shlex.split(command)[shlex.split(command).index("--out") + 1])
     assert np.array_equal(read_weights_file(out / WEIGHTS_FILE)["Base"], builtin_weights()["Base"])
+
+
+@needs_sklearn
+def test_the_set_2_candidate_is_what_its_recorded_command_makes_from_the_kept_data(kept_data, tmp_path):
+    """docs/measurements/2026-12-05-evalcost-set2.hnn (a feature-set-2 network awaiting its match) names in its
+    metadata the product command that fitted it; run on a copy of data/, that command makes the same layers
+    bit for bit and plays and labels nothing. data/generations.jsonl declares its match, on that file."""
+    candidate = REPO / "docs" / "measurements" / "2026-12-05-evalcost-set2.hnn"
+    net = read_network(candidate)
+    args = shlex.split(net.meta["command"])
+    assert args[:2] == ["hiveai", "train"] and {"--games", "0", "--data", "data", "--feature-set", "2"} <= set(args)
+    args[args.index("--output") + 1] = str(tmp_path / "refit.hnn")
+    result = CliRunner().invoke(main, args[1:])
+    assert result.exit_code == 0, result.output
+    assert "Self-play" not in result.output and "Labels" not in result.output
+    made = read_network(tmp_path / "refit.hnn")
+    assert made.feature_set == net.feature_set == 2 and made.shapes == net.shapes
+    differ = max(float(np.max(np.abs(a - b))) for a, b in zip(made.weights + made.biases, net.weights + net.biases))
+    assert network_id(made) == network_id(net), f"the layers differ by up to {differ}"
+    declared = find_generation(REPO / "data", network_id(net))["match"]["Base+MLP"]["command"]
+    assert f"--option new:EvalFile={candidate.relative_to(REPO)} " in declared

@@ -22,7 +22,8 @@ and the dataset are each locked with :class:`hiveai.durable.DirectoryLock`):
    every 10th game of each run held out (:func:`hiveai.training.dataset.split_holdout`):
 
    * ``fit="network"`` (default): the feature vectors
-     (hiveai.evaluation.features) of the labelled positions; target: the score
+     (hiveai.evaluation.features, in ``feature_set``: 1, the shipped network's,
+     by default; the file records it) of the labelled positions; target: the score
      clipped to ``+-scale`` and divided by it (the *squash*), blended with the
      result (+1, 0, -1 for the side to move) by ``result_weight``. A ridge
      regression of the same features on the same targets is the linear model;
@@ -622,6 +623,8 @@ def generations_table(gens: list[dict]) -> str:
     for g in gens:
         if g["kind"] == "network":
             fit = f"R² {g['fit']['network_r2']:.3f} (linear model {g['fit']['linear_r2']:.3f})"
+            if g.get("feature_set", 1) != 1:  # a line that names none is set 1's
+                fit += f", feature set {g['feature_set']}"
         else:
             fit = "; ".join(f"{gt}: error {f['holdout_before']:.5f} → {f['holdout_after']:.5f}"
                             for gt, f in g["fit"].items())
@@ -657,14 +660,24 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
           eval_file: str | Path | None = None, fit_kind: str = "network", selfplay_depth: int = 2,
           label_depth: int = LABEL_DEPTH, sample_every: int = SAMPLE_EVERY, random_plies: int = 2,
           use_book: bool = True, seed: int = 1, hidden: tuple[int, ...] = HIDDEN, scale: float = SCALE,
-          result_weight: float = RESULT_WEIGHT, frozen: tuple[str, ...] = FROZEN_BY_DEFAULT, concurrency: int = 1,
-          cluster: str | None = None, output_file: str | Path | None = None, command: str = "",
+          result_weight: float = RESULT_WEIGHT, frozen: tuple[str, ...] = FROZEN_BY_DEFAULT,
+          feature_set: int | None = None, concurrency: int = 1, cluster: str | None = None,
+          output_file: str | Path | None = None, command: str = "",
           say: Callable[[str], None] = lambda text: None) -> TrainResult:
     """The whole pipeline into ``out`` and the dataset ``data`` (default ``out/data``),
     resuming what is there; ``games`` new self-play games per game type (0: fit on the
-    dataset only). ``command``: the command line, recorded with what it makes."""
+    dataset only). ``feature_set``: the features a network is fitted on (None:
+    hiveai.evaluation.features.FEATURE_SET; a linear fit has its own and takes none).
+    ``command``: the command line, recorded with what it makes."""
+    from hiveai.evaluation.features import FEATURE_SET, FEATURE_SETS
+
     if fit_kind not in FITS:
         raise ValueError(f"unknown fit {fit_kind!r}: {' or '.join(FITS)}")
+    if feature_set is not None and fit_kind != "network":
+        raise ValueError("a feature set is chosen for a network's fit; the linear weights have terms of their own")
+    feature_set = FEATURE_SET if feature_set is None else feature_set
+    if feature_set not in FEATURE_SETS:
+        raise ValueError(f"feature set {feature_set}: this hiveai computes {', '.join(map(str, FEATURE_SETS))}")
     out = Path(out)
     data_dir = Path(data) if data is not None else out / DATA_DIR
     if data_dir.resolve() == out.resolve():
@@ -673,13 +686,13 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
     with DirectoryLock(out), LabelStore.open(data_dir) as store:
         return _train(out, store, [Board(t).game_type_string for t in game_types], games, evaluation, fit_kind,
                       selfplay_depth, label_depth, sample_every, random_plies, use_book, seed, hidden, scale,
-                      result_weight, frozen, concurrency, cluster, output_file, command, say)
+                      result_weight, frozen, feature_set, concurrency, cluster, output_file, command, say)
 
 
 def _train(out: Path, store: LabelStore, canonical: list[str], games: int, evaluation: Evaluation, fit_kind: str,
            selfplay_depth: int, label_depth: int, sample_every: int, random_plies: int, use_book: bool, seed: int,
-           hidden: tuple[int, ...], scale: float, result_weight: float, frozen: tuple[str, ...], concurrency: int,
-           cluster: str | None, output_file: str | Path | None, command: str,
+           hidden: tuple[int, ...], scale: float, result_weight: float, frozen: tuple[str, ...], feature_set: int,
+           concurrency: int, cluster: str | None, output_file: str | Path | None, command: str,
            say: Callable[[str], None]) -> TrainResult:
     from hiveai.evaluation.linear import weights_for
 
@@ -730,8 +743,8 @@ def _train(out: Path, store: LabelStore, canonical: list[str], games: int, evalu
                           "held": sum(len(g.positions) for g in held_games)},
             "engines": sorted({g.engine for g in chosen}), "command": command}
     if fit_kind == "network":
-        result = _fit_network(out, train_games, held_games, meta, hidden, scale, result_weight, seed, output_file,
-                              say)
+        result = _fit_network(out, train_games, held_games, meta, hidden, scale, result_weight, seed, feature_set,
+                              output_file, say)
     else:
         result = _fit_weights(out, train_games, held_games, meta, evaluation, frozen, output_file, say)
     # 4. The generation, and the match that decides it, declared now.
@@ -753,26 +766,27 @@ def _train(out: Path, store: LabelStore, canonical: list[str], games: int, evalu
 
 
 def _fit_network(out: Path, train_games: list[LabelledGame], held_games: list[LabelledGame], meta: dict,
-                 hidden: tuple[int, ...], scale: float, result_weight: float, seed: int,
+                 hidden: tuple[int, ...], scale: float, result_weight: float, seed: int, feature_set: int,
                  output_file: str | Path | None, say: Callable[[str], None]) -> TrainResult:
     from hiveai.evaluation.network import write_network
 
-    say("Features ...")
-    train_set, held_set = features(train_games), features(held_games)
+    say(f"Features (set {feature_set}) ...")
+    train_set, held_set = features(train_games, feature_set), features(held_games, feature_set)
     say(f"Fit: {len(train_set)} training positions ({len(train_games)} games), {len(held_set)} held out "
         f"({len(held_games)} games), hidden layers {hidden}")
     net, report = fit(train_set, held_set, hidden=hidden, scale=scale, result_weight=result_weight, seed=seed,
-                      meta=dict(meta, seed=seed))
+                      meta=dict(meta, seed=seed), feature_set=feature_set)
     path = Path(output_file) if output_file is not None else out / NETWORK_FILE
     write_network(path, net)
-    replace_atomically(out / REPORT_FILE, json.dumps(dict(report.as_dict(), **meta), indent=2) + "\n")
+    replace_atomically(out / REPORT_FILE, json.dumps(dict(report.as_dict(), **meta, feature_set=feature_set),
+                                                     indent=2) + "\n")
     say(f"Held out: variance explained {report.network_r2:.3f} by the network, {report.linear_r2:.3f} by a "
         f"linear model of the same features (squared error {report.network_mse:.4f} vs {report.linear_mse:.4f}; "
         f"the mean alone {report.baseline_mse:.4f})")
     say(f"Network written to {path}. Load it with: options set EvalFile {path}")
     fitted = {k: v for k, v in report.as_dict().items() if k != "seconds"}
     gen = dict({"event": "fitted", "id": network_id(net), "kind": "network", "made": _now()}, **meta,
-               fit=fitted, hidden=list(hidden))
+               fit=fitted, hidden=list(hidden), feature_set=feature_set)
     return TrainResult(gen, path, report=report)
 
 
