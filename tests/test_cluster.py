@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import secrets
 import signal
 import socket
 import subprocess
@@ -33,6 +34,14 @@ BIN = Path(sys.executable).parent
 RAY = str(BIN / "ray")
 HIVEAI = str(BIN / "hiveai")
 START_TIMEOUT = 180.0  # a loaded 2-core machine starts a Ray node in 10 to 60 s
+
+# Every process of the test (the nodes, the probes, the hiveai commands) runs with this cluster's own
+# authentication token. Ray turns token authentication on by itself for a `ray start --head` that finds a
+# token in ~/.ray/auth_token (which any earlier local `ray.init()` on the machine writes), and a client
+# that does not share the token is then refused; an explicit mode and token make the test the same on
+# every machine, whatever its home directory holds.
+RAY_ENV = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token",
+               RAY_AUTH_TOKEN=secrets.token_hex(32))
 
 
 def _free_ports(n: int) -> list[int]:
@@ -58,9 +67,9 @@ class Node:
                 f"--metrics-export-port={metrics}", f"--runtime-env-agent-port={runtime}", "--block"]
         args += ([f"--head", f"--port={head_port}", "--include-dashboard=false"] if head
                  else [f"--address=127.0.0.1:{head_port}"])
-        env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
         with open(self.log, "wb") as log:
-            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=RAY_ENV,
+                                         start_new_session=True)
 
     def kill(self) -> None:
         """SIGKILL the node's whole process group (what a machine dying does to it)."""
@@ -80,24 +89,33 @@ class Node:
         self.kill()
 
 
-def _alive_node_dirs(address: str) -> list[str]:
-    """The object store sockets of the cluster's live nodes (each under its node's temporary directory)."""
+def _alive_node_dirs(address: str) -> tuple[list[str], str]:
+    """The object store sockets of the cluster's live nodes (each under its node's temporary
+    directory), and what the probe printed when it could not ask the cluster."""
     code = ("import json, ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
             "print(json.dumps([n['ObjectStoreSocketName'] for n in ray.nodes() if n['Alive']]))")
-    out = subprocess.run([sys.executable, "-c", code, address], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
-    return json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 and out.stdout.strip() else []
+    try:
+        out = subprocess.run([sys.executable, "-c", code, address], capture_output=True, text=True, timeout=120,
+                             env=RAY_ENV)
+    except subprocess.TimeoutExpired:
+        return [], "the probe's ray.init() did not return in 120 s"
+    if out.returncode == 0 and out.stdout.strip():
+        return json.loads(out.stdout.strip().splitlines()[-1]), ""
+    return [], (out.stdout + out.stderr)[-3000:]
 
 
 def _wait_for(address: str, node: Node) -> None:
     """Until ``node`` is a live node of the cluster."""
     deadline = time.monotonic() + START_TIMEOUT
+    problem = ""
     while time.monotonic() < deadline:
         assert node.proc.poll() is None, f"ray start ended:\n{node.log.read_text()[-3000:]}"
-        if any(d.startswith(str(node.temp) + os.sep) for d in _alive_node_dirs(address)):
+        alive, problem = _alive_node_dirs(address)
+        if any(d.startswith(str(node.temp) + os.sep) for d in alive):
             return
         time.sleep(2)
-    raise AssertionError(f"the Ray node in {node.temp} did not come up in {START_TIMEOUT:.0f} s")
+    raise AssertionError(f"the Ray node in {node.temp} did not come up in {START_TIMEOUT:.0f} s.\n"
+                         f"The last probe of the cluster:\n{problem}\nThe node's log:\n{node.log.read_text()[-3000:]}")
 
 
 @pytest.fixture
@@ -128,7 +146,7 @@ def _run_killing(args: list[str], node, marker: str, cwd: Path) -> tuple[int, st
     """Run a hiveai command; when a line containing ``marker`` appears, kill ``node``. Returns
     (exit status, output)."""
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd,
-                            env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
+                            env=RAY_ENV)
     lines, killed = [], False
     try:
         for line in proc.stdout:
