@@ -1259,7 +1259,10 @@ def puzzles_playout(file: str | None, engine_command: str | None, seconds: float
     chosen = [p for p in _puzzle_file(file) if p.kind == "win"][:count]
 
     def progress(result, done: int, total: int) -> None:
-        mark = "won" if result.won else f"NOT WON ({result.reason})"
+        if result.error:
+            mark = f"not played (the engine failed: {result.error[:200]})"
+        else:
+            mark = "won" if result.won else f"NOT WON ({result.reason})"
         click.echo(f"[{done}/{total}] {result.id} {result.game_type} depth {result.depth}: {mark}: "
                    f"{'; '.join(result.line)}", err=True)
 
@@ -1268,9 +1271,13 @@ def puzzles_playout(file: str | None, engine_command: str | None, seconds: float
                           _limit(seconds, depth), whole_seconds=whole_seconds, on_puzzle=progress)
     except (EngineError, OSError) as e:
         raise click.ClickException(f"the engine failed: {e}") from None
-    won = sum(r.won for r in results)
-    click.echo(f"{won}/{len(results)} puzzles won against {engine_command or 'hiveai'}'s defence")
-    sys.exit(0 if won == len(results) else 1)
+    played = [r for r in results if not r.error]
+    won = sum(r.won for r in played)
+    skipped = len(results) - len(played)
+    click.echo(f"{won}/{len(played)} puzzles won against {engine_command or 'hiveai'}'s defence"
+               + (f"; {skipped} not played: the engine failed on them (listed above)" if skipped else ""))
+    # Success: every puzzle played out was won, and at least one was played.
+    sys.exit(0 if played and won == len(played) else 1)
 
 
 def _keep_short_help_whole(group: click.Group) -> None:

@@ -10,6 +10,8 @@ two winning first moves, a save).
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,7 @@ from hiveai.rules.symmetry import frame_of
 from hiveai.search.timeman import Limit
 
 DATA = Path(__file__).parent / "data" / "puzzles"
+FAKE_ENGINES = Path(__file__).parent / "fake_engines"
 MZINGA = DATA / "mzinga_forced_win.tsv"
 
 
@@ -336,6 +339,28 @@ def test_playout_against_hiveai_wins_every_puzzle():
     results = playout(chosen, limit=Limit(depth=1))
     assert [r.won for r in results] == [True, True]
     assert all(len(r.line) <= 3 for r in results)
+
+
+@pytest.mark.integration
+def test_playout_leaves_a_puzzle_the_engine_refuses_unplayed_and_goes_on(tmp_path):
+    """An engine that answers ``invalidmove`` to a puzzle's position (nokamute does for a few of the
+    collection's) costs that puzzle alone: it is reported not played, neither won nor lost, and the
+    engine is started again for the next."""
+    wins = [p for p in shipped() if p.kind == "win" and p.depth == 3]
+    base = [p for p in wins if p.game_type == "Base"][:2]
+    mlp = [p for p in wins if p.game_type == "Base+MLP"][:1]
+    broken = [sys.executable, str(FAKE_ENGINES / "broken_uhp.py"), "--break", "refuse-mlp"]
+    results = playout([base[0], mlp[0], base[1]], broken, Limit(depth=1))
+    assert [(r.won, bool(r.error)) for r in results] == [(True, False), (False, True), (True, False)]
+    refused = results[1]
+    assert "invalidmove" in refused.error and refused.reason == ""
+    assert refused.line == mlp[0].solution[: len(refused.line)] and len(refused.line) < mlp[0].depth
+
+    path = tmp_path / "three.txt"
+    write_puzzles(path, [base[0], mlp[0], base[1]])
+    cli = CliRunner().invoke(main, ["puzzles", "playout", str(path), "--engine", shlex.join(broken), "--depth", "1"])
+    assert cli.exit_code == 0, cli.output
+    assert "2/2 puzzles won" in cli.stdout and "1 not played" in cli.stdout
 
 
 def test_show_draws_text_and_svg():

@@ -169,7 +169,9 @@ def report_text(report: SolveReport) -> str:
 
 @dataclass
 class PlayoutResult:
-    """One puzzle played out: ``won`` within its N moves, the ``line`` played."""
+    """One puzzle played out: ``won`` within its N moves, the ``line`` played. ``error``: the
+    engine failed on the puzzle (refused its position, died, hung), so it was not played out;
+    such a result is neither won nor lost."""
 
     id: str
     game_type: str
@@ -177,12 +179,17 @@ class PlayoutResult:
     won: bool
     line: list[str]
     reason: str = ""
+    error: str = ""
 
 
 def playout(puzzles: list[Puzzle], command: Sequence[str] | None = None, limit: Limit = Limit(time=1.0), *,
             whole_seconds: bool = False,
             on_puzzle: Callable[[PlayoutResult, int, int], None] | None = None) -> list[PlayoutResult]:
-    """Play each win puzzle's solution against the engine ``command``'s defence (module docstring)."""
+    """Play each win puzzle's solution against the engine ``command``'s defence (module docstring).
+
+    An engine that fails on a puzzle (an ``invalidmove`` for its position, a crash, a hang) leaves
+    that puzzle not played (the result's ``error``) and is started again for the next."""
+    from hiveai.engine import EngineError
     from hiveai.puzzles.prove import fastest_win, make_prover
 
     engine = _start(command, whole_seconds)
@@ -194,7 +201,7 @@ def playout(puzzles: list[Puzzle], command: Sequence[str] | None = None, limit: 
             board = puzzle.board()
             me = board.turn
             line: list[str] = []
-            reason = ""
+            reason = error = ""
             left = puzzle.depth
             while not board.is_game_over() and left > 0:
                 if board.turn == me:
@@ -208,14 +215,20 @@ def playout(puzzles: list[Puzzle], command: Sequence[str] | None = None, limit: 
                         prover.wins(board.position_array, plies, me)
                         move = board.move_to_string(prover.best)
                 else:
-                    move = str(engine.play(board, limit).move)
+                    try:
+                        move = str(engine.play(board, limit).move)
+                    except EngineError as e:
+                        error = str(e).splitlines()[0]
+                        engine.kill()
+                        engine = _start(command, whole_seconds)
+                        break
                 board.push(move)
                 line.append(str(board.peek()))
                 left -= 1
-            won = board.is_game_over() and board.outcome() is not None and board.outcome().winner == me
-            if not won and not reason:
+            won = not error and board.is_game_over() and board.outcome() is not None and board.outcome().winner == me
+            if not won and not reason and not error:
                 reason = f"not won within {puzzle.depth} plies"
-            result = PlayoutResult(puzzle.id, puzzle.game_type, puzzle.depth, won, line, reason)
+            result = PlayoutResult(puzzle.id, puzzle.game_type, puzzle.depth, won, line, reason, error)
             out.append(result)
             if on_puzzle is not None:
                 on_puzzle(result, i, len(wins))

@@ -14,6 +14,8 @@ for bestmove) and, with ``--break WHAT``, does one thing wrong:
   late-time       answers ``bestmove time T`` two seconds after T
   no-exit         spins when its input ends instead of exiting (as MzingaCpp does)
   drop-ok         leaves out the ``ok`` after every third ``validmoves`` (counted from its start)
+  refuse-mlp      answers ``invalidmove`` to a ``newgame`` with a Base+MLP GameString (as an engine
+                  whose rules disagree with a move of the game would)
 
 and, with ``--busy S``, spends S seconds of CPU before each ``validmoves`` answer
 (a slow engine, correct unless it also breaks something).
@@ -29,7 +31,7 @@ import sys
 import time
 
 BREAKS = ("crash", "hang-bestmove", "illegal-move", "extra-line", "no-ok", "accept-illegal", "miss-spider",
-          "ignore-undo", "late-time", "no-exit", "drop-ok", "none")
+          "ignore-undo", "late-time", "no-exit", "drop-ok", "refuse-mlp", "none")
 
 
 def out(*lines: str) -> None:
@@ -70,6 +72,10 @@ def main() -> int:
                 if broken == "no-ok":
                     continue
             elif cmd == "newgame":
+                if broken == "refuse-mlp" and rest.startswith("Base+MLP;"):
+                    out("invalidmove That is not a valid move")
+                    out("ok")
+                    continue
                 board = Board.parse(rest or "Base")
                 out(board.game_string())
             elif board is None:
