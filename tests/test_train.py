@@ -16,7 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from hiveai.cli import main
-from hiveai.durable import DirectoryLock, LockedError, append_gzip_lines, read_json_lines, rewrite_gzip_lines
+from hiveai.durable import (
+    DirectoryLock, LockedError, append_gzip_lines, read_gzip_lines, read_json_lines, rewrite_gzip_lines,
+)
 from hiveai.evaluation.features import N_FEATURES
 from hiveai.evaluation.linear import WEIGHT_NAMES, read_weights_file
 from hiveai.evaluation.network import Network, read_network, write_network
@@ -162,7 +164,7 @@ def test_a_linear_fit_writes_weights_headed_by_the_command(tmp_path):
 def test_feature_set_2_refits_the_same_labels_on_set_2s_features(tmp_path, monkeypatch):
     """`hiveai train --games 0 --feature-set 2` fits the dataset's labels as they are: the file is set 2's, its
     metadata names the command, and it is the network `fit` makes of set 2's vectors of the same split."""
-    train(tmp_path, ["Base"], 4, **TINY)
+    train(tmp_path, ["Base"], 4, feature_set=1, **TINY)
     set1 = read_network(tmp_path / NETWORK_FILE)
     args = ["train", "--game-type", "Base", "--games", "0", "--data", str(tmp_path / "data"), "--label-depth", "1",
             "--hidden", "8", "--feature-set", "2", "--out", str(tmp_path / "set2")]
@@ -289,14 +291,23 @@ def test_the_shipped_base_weights_are_what_their_recorded_command_makes_from_the
 
 @needs_sklearn
 def test_the_set_2_candidate_is_what_its_recorded_command_makes_from_the_kept_data(kept_data, tmp_path):
-    """docs/measurements/2026-12-05-evalcost-set2.hnn (a feature-set-2 network awaiting its match) names in its
-    metadata the product command that fitted it; run on a copy of data/, that command makes the same layers
-    bit for bit and plays and labels nothing. data/generations.jsonl declares its match, on that file."""
+    """docs/measurements/2026-12-05-evalcost-set2.hnn (the feature-set-2 network, shipped since its match) names
+    in its metadata the product command that fitted it; run on a copy of data/, that command makes the same
+    layers bit for bit and plays and labels nothing. It was run when the built-in evaluation was the network
+    that labelled the data; now that the built-in is this network, the labelling one is named with --eval-file
+    (data/evals keeps it). data/generations.jsonl declares its match, on that file."""
     candidate = REPO / "docs" / "measurements" / "2026-12-05-evalcost-set2.hnn"
     net = read_network(candidate)
     args = shlex.split(net.meta["command"])
     assert args[:2] == ["hiveai", "train"] and {"--games", "0", "--data", "data", "--feature-set", "2"} <= set(args)
     args[args.index("--output") + 1] = str(tmp_path / "refit.hnn")
+    generation = find_generation(REPO / "data", network_id(net))
+    labelled_by = generation["labelled_by"]["Base+MLP"]
+    args += ["--eval-file", str(kept_data / "evals" / (labelled_by.replace(":", "-") + ".hnn"))]
+    # The data as it was then: the games of the engines the generation names (labels added since are left out).
+    for shard in shard_paths(kept_data):
+        rewrite_gzip_lines(shard, [text for _, text in read_gzip_lines(shard)
+                                   if json.loads(text)["engine"] in generation["engines"]])
     result = CliRunner().invoke(main, args[1:])
     assert result.exit_code == 0, result.output
     assert "Self-play" not in result.output and "Labels" not in result.output
