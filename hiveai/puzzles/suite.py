@@ -28,6 +28,7 @@ from hiveai.search.timeman import Limit
 if TYPE_CHECKING:
     from hiveai.engine import UhpEngine
     from hiveai.puzzles.puzzlefile import Case, Puzzle
+    from hiveai.rules.board import Board
 
 __all__ = ["CaseResult", "PlayoutResult", "SolveReport", "default_engine", "playout", "report_text", "solve"]
 
@@ -94,6 +95,19 @@ def _start(command: Sequence[str] | None, whole_seconds: bool) -> UhpEngine:
     return engine
 
 
+def _ask(engine: UhpEngine, board: Board, limit: Limit, command: Sequence[str] | None,
+         whole_seconds: bool) -> tuple[UhpEngine, str | None, str]:
+    """The engine's move in ``board``: (the engine, the move, ""), or, when it fails (an error
+    answer, a crash, a hang), (a freshly started engine, None, the first line of what went wrong)."""
+    from hiveai.engine import EngineError
+
+    try:
+        return engine, str(engine.play(board, limit).move), ""
+    except EngineError as e:
+        engine.kill()
+        return _start(command, whole_seconds), None, str(e).splitlines()[0]
+
+
 def solve(cases: list[Case], command: Sequence[str] | None = None, limit: Limit = Limit(time=1.0), *,
           whole_seconds: bool = False, on_case: Callable[[CaseResult, int, int], None] | None = None) -> SolveReport:
     """Run ``cases`` against the UHP engine ``command`` (default: hiveai's own).
@@ -102,7 +116,6 @@ def solve(cases: list[Case], command: Sequence[str] | None = None, limit: Limit 
     depth when ``limit`` is a depth limit. An engine that dies or hangs on a case
     counts it unsolved (``error`` says why) and is started again.
     """
-    from hiveai.engine import EngineError
     from hiveai.errors import HiveError
     from hiveai.rules.board import Board
 
@@ -116,13 +129,7 @@ def solve(cases: list[Case], command: Sequence[str] | None = None, limit: Limit 
             board = Board(case.game)
             asked = Limit(depth=case.depth) if limit.depth is not None and case.depth else limit
             start = time.monotonic()
-            played, error = None, ""
-            try:
-                played = str(engine.play(board, asked).move)
-            except EngineError as e:
-                error = str(e).splitlines()[0]
-                engine.kill()
-                engine = _start(command, whole_seconds)
+            engine, played, error = _ask(engine, board, asked, command, whole_seconds)
             seconds = time.monotonic() - start
             solved = False
             if played is not None:
@@ -189,7 +196,6 @@ def playout(puzzles: list[Puzzle], command: Sequence[str] | None = None, limit: 
 
     An engine that fails on a puzzle (an ``invalidmove`` for its position, a crash, a hang) leaves
     that puzzle not played (the result's ``error``) and is started again for the next."""
-    from hiveai.engine import EngineError
     from hiveai.puzzles.prove import fastest_win, make_prover
 
     engine = _start(command, whole_seconds)
@@ -215,12 +221,8 @@ def playout(puzzles: list[Puzzle], command: Sequence[str] | None = None, limit: 
                         prover.wins(board.position_array, plies, me)
                         move = board.move_to_string(prover.best)
                 else:
-                    try:
-                        move = str(engine.play(board, limit).move)
-                    except EngineError as e:
-                        error = str(e).splitlines()[0]
-                        engine.kill()
-                        engine = _start(command, whole_seconds)
+                    engine, move, error = _ask(engine, board, limit, command, whole_seconds)
+                    if move is None:
                         break
                 board.push(move)
                 line.append(str(board.peek()))
