@@ -291,19 +291,16 @@ def test_the_shipped_base_weights_are_what_their_recorded_command_makes_from_the
 
 @needs_sklearn
 def test_the_set_2_candidate_is_what_its_recorded_command_makes_from_the_kept_data(kept_data, tmp_path):
-    """docs/measurements/2026-12-05-evalcost-set2.hnn (the feature-set-2 network, shipped since its match) names
-    in its metadata the product command that fitted it; run on a copy of data/, that command makes the same
-    layers bit for bit and plays and labels nothing. It was run when the built-in evaluation was the network
-    that labelled the data; now that the built-in is this network, the labelling one is named with --eval-file
-    (data/evals keeps it). data/generations.jsonl declares its match, on that file."""
+    """docs/measurements/2026-12-05-evalcost-set2.hnn (a feature-set-2 network awaiting its match) names in its
+    metadata the product command that fitted it; run on a copy of data/ as it was then, that command makes the
+    same layers bit for bit and plays and labels nothing. data/generations.jsonl declares its match, on that
+    file."""
     candidate = REPO / "docs" / "measurements" / "2026-12-05-evalcost-set2.hnn"
     net = read_network(candidate)
     args = shlex.split(net.meta["command"])
     assert args[:2] == ["hiveai", "train"] and {"--games", "0", "--data", "data", "--feature-set", "2"} <= set(args)
     args[args.index("--output") + 1] = str(tmp_path / "refit.hnn")
     generation = find_generation(REPO / "data", network_id(net))
-    labelled_by = generation["labelled_by"]["Base+MLP"]
-    args += ["--eval-file", str(kept_data / "evals" / (labelled_by.replace(":", "-") + ".hnn"))]
     # The data as it was then: the games of the engines the generation names (labels added since are left out).
     for shard in shard_paths(kept_data):
         rewrite_gzip_lines(shard, [text for _, text in read_gzip_lines(shard)

@@ -84,10 +84,7 @@ GENERATIONS_FILE = "generations.jsonl"  # in the dataset's directory
 LABEL_DEPTH = 4
 SAMPLE_EVERY = 3
 SCALE = 2000.0  # engine units per network output unit: +-20 queen neighbours, far from a won game
-# A new network's shape and features by default: the shipped network's (hiveai/evaluation/network.hnn;
-# tests/test_network.py checks they agree), so that a generation is fitted like the one it must beat.
-HIDDEN = (14, 6)
-NETWORK_FEATURE_SET = 2
+HIDDEN = (16, 8)
 # L2 penalty of the network's fit: strong, since a few thousand positions are few for its
 # weights (the shapes and penalties compared on the first generation's data:
 # docs/measurements/2026-12-01-network-gen1.md).
@@ -670,15 +667,15 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
     """The whole pipeline into ``out`` and the dataset ``data`` (default ``out/data``),
     resuming what is there; ``games`` new self-play games per game type (0: fit on the
     dataset only). ``feature_set``: the features a network is fitted on (None:
-    :data:`NETWORK_FEATURE_SET`, the shipped network's; a linear fit has its own and takes none).
+    hiveai.evaluation.features.FEATURE_SET; a linear fit has its own and takes none).
     ``command``: the command line, recorded with what it makes."""
-    from hiveai.evaluation.features import FEATURE_SETS
+    from hiveai.evaluation.features import FEATURE_SET, FEATURE_SETS
 
     if fit_kind not in FITS:
         raise ValueError(f"unknown fit {fit_kind!r}: {' or '.join(FITS)}")
     if feature_set is not None and fit_kind != "network":
         raise ValueError("a feature set is chosen for a network's fit; the linear weights have terms of their own")
-    feature_set = NETWORK_FEATURE_SET if feature_set is None else feature_set
+    feature_set = FEATURE_SET if feature_set is None else feature_set
     if feature_set not in FEATURE_SETS:
         raise ValueError(f"feature set {feature_set}: this hiveai computes {', '.join(map(str, FEATURE_SETS))}")
     out = Path(out)
