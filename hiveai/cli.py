@@ -1160,10 +1160,12 @@ def puzzles_show(which: str, file: str | None, as_svg: bool, solution: bool) -> 
                                      param_hint="N")
         puzzle = puzzles_[n - 1]
     else:
-        found = [p for p in puzzles_ if p.id.startswith(which.lower())]
-        if len(found) != 1:
-            raise click.BadParameter(f"{len(found)} puzzles have an id starting with {which!r}", param_hint="ID")
-        puzzle = found[0]
+        from hiveai.puzzles.puzzlefile import puzzle_by_id
+
+        try:
+            puzzle = puzzle_by_id(puzzles_, which.lower())
+        except LookupError as exc:
+            raise click.BadParameter(str(exc), param_hint="ID") from None
     board = puzzle.board()
     side = COLOUR_NAMES[board.turn]
     task = (f"{side} to move wins in {puzzle.moves}" if puzzle.kind == "win"

@@ -347,7 +347,7 @@ def snapshot(client) -> str:
     ("retry", {"attempt": 999}, "not the puzzle on the board"),
     ("solve", {}, "Unknown puzzle action"),
     ("next", {"id": "../../etc"}, "hex digits"),
-    ("next", {"id": "ffffffffffffffff"}, "No puzzle has the id"),
+    ("next", {"id": "ffffffffffffffff"}, "No puzzle has an id starting"),
     ("next", {"theme": "checkmate"}, "Unknown theme"),
     ("next", {"theme": ["pin"]}, "Unknown theme"),
     ("next", {"game_type": "Chess"}, "Chess"),

@@ -9,6 +9,7 @@ two winning first moves, a save).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 import sys
@@ -25,6 +26,7 @@ from hiveai.puzzles import (
 )
 from hiveai.puzzles.build import DEFAULT_TARGETS, GameTask, build, mine_game, order_for_variety
 from hiveai.puzzles.prove import check_save, check_win, fastest_win
+from hiveai.puzzles.puzzlefile import puzzle_by_id
 from hiveai.puzzles.rating import update
 from hiveai.puzzles.suite import playout, solve
 from hiveai.rules.board import Board
@@ -371,6 +373,18 @@ def test_show_draws_text_and_svg():
     svg = runner.invoke(main, ["puzzles", "show", first.id[:10], "--svg"])
     assert svg.exit_code == 0 and svg.output.startswith("<svg")
     assert runner.invoke(main, ["puzzles", "show", "0"]).exit_code == 2
+    wrong = runner.invoke(main, ["puzzles", "show", "zz12"])
+    assert wrong.exit_code == 2 and "4 to 16 hex digits" in wrong.output
+
+
+def test_a_puzzle_is_found_by_the_start_of_its_id_and_only_when_one_matches():
+    first = shipped(replay=False)[0]
+    twins = [dataclasses.replace(first, id="abcd" + "0" * 12), dataclasses.replace(first, id="abcd" + "1" * 12)]
+    assert puzzle_by_id(twins, "abcd1").id == "abcd" + "1" * 12
+    for text, problem in [("abcd", "2 puzzles have ids starting abcd"), ("abce", "No puzzle has an id starting abce"),
+                          ("ab", "4 to 16 hex digits"), ("ABCD", "4 to 16 hex digits")]:
+        with pytest.raises(LookupError, match=problem):
+            puzzle_by_id(twins, text)
 
 
 # --- The build -----------------------------------------------------------------------

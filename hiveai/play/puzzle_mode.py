@@ -31,7 +31,6 @@ view (:meth:`PuzzleMode.state`); a bad request raises
 from __future__ import annotations
 
 import random
-import re
 import threading
 from typing import TYPE_CHECKING, Sequence
 
@@ -62,7 +61,6 @@ WIN_FILTER = "win"
 REFUTATION_COLOUR = "#c92a2a"
 SOLUTION_COLOUR = "#2f9e44"
 PLAYING, SOLVED, FAILED, SKIPPED = "playing", "solved", "failed", "skipped"
-_ID_START = re.compile(r"[0-9a-f]{4,16}")
 
 # One prover for the process (its table is ~24 MB), used by one thread at a time.
 _prover = None
@@ -190,13 +188,12 @@ class PuzzleMode:
 
     def _find(self, text) -> Puzzle:
         """The puzzle whose id is (or starts with) ``text``."""
-        if not isinstance(text, str) or not _ID_START.fullmatch(text):
-            raise BadRequest(f"A puzzle id is 4 to 16 hex digits (the start of one will do), not {text!r}.")
-        found = [p for p in self.puzzles if p.id.startswith(text)]
-        if len(found) != 1:
-            raise BadRequest(f"No puzzle has the id {text}." if not found else
-                             f"{len(found)} puzzles have ids starting {text}: give more of it.")
-        return found[0]
+        from hiveai.puzzles.puzzlefile import puzzle_by_id
+
+        try:
+            return puzzle_by_id(self.puzzles, text)
+        except LookupError as exc:
+            raise BadRequest(str(exc)) from None
 
     def _touched(self, puzzle_id: str) -> bool:
         """Whether the player has moved, asked a hint or been scored in ``puzzle_id`` before."""

@@ -229,9 +229,26 @@ def shipped_path():
 
 def shipped(replay: bool = True) -> list[Puzzle]:
     """The puzzles that ship with hiveai."""
-    resource = shipped_path()
-    with __import__("importlib.resources").resources.as_file(resource) as path:
+    from importlib.resources import as_file
+
+    with as_file(shipped_path()) as path:
         return read_puzzles(path, replay)
+
+
+_ID_START = re.compile(r"[0-9a-f]{4,16}")
+
+
+def puzzle_by_id(puzzles: Iterable[Puzzle], text: str) -> Puzzle:
+    """The one puzzle of ``puzzles`` whose id is, or starts with, ``text`` (4 to 16
+    lowercase hex digits); a :class:`LookupError` naming the problem otherwise.
+    """
+    if not isinstance(text, str) or not _ID_START.fullmatch(text):
+        raise LookupError(f"A puzzle id is 4 to 16 hex digits (the start of one will do), not {text!r}.")
+    found = [p for p in puzzles if p.id.startswith(text)]
+    if len(found) != 1:
+        raise LookupError(f"No puzzle has an id starting {text}." if not found else
+                          f"{len(found)} puzzles have ids starting {text}: give more of it.")
+    return found[0]
 
 
 @dataclass
