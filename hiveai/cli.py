@@ -743,10 +743,10 @@ def _command_line() -> str:
 @click.option("--sample-every", type=click.IntRange(min=1),
               help="Label every N-th position of a game from the end of the opening "
                    "[default: hiveai.training.train.SAMPLE_EVERY].")
-@click.option("--hidden", default="16,8", show_default=True, help="Hidden layer widths, comma separated (network).")
+@click.option("--hidden", default="14,6", show_default=True, help="Hidden layer widths, comma separated (network).")
 @click.option("--feature-set", type=int, metavar="ID",
-              help="The features the network reads, recorded in its file: 1 (the shipped network's) or 2 "
-                   "(cheaper: docs/network.md) [default: 1; network only].")
+              help="The features the network reads, recorded in its file: 2 (the shipped network's, cheaper) "
+                   "or 1 (docs/network.md) [default: 2; network only].")
 @click.option("--result-weight", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="Weight of the game result in the target (the rest: the squashed search score; network).")
 @click.option("--freeze", default="tempo", show_default=True,

@@ -216,8 +216,25 @@ def test_the_shipped_network_loads():
     from hiveai.evaluation.network import shipped_network
 
     net = shipped_network()
-    assert net is not None and net.feature_set == FEATURE_SET and net.shapes[0][1] == N_FEATURES
+    assert net is not None and net.shapes[0][1] == N_FEATURES
     assert net.meta["game_types"] == ["Base+MLP"]
+
+
+def test_hiveai_train_makes_the_shipped_networks_shape_and_features_by_default():
+    """The shipped network's shape (its linear units aside) and feature set are the pipeline's
+    and the command's defaults, so the next generation starts from what a match kept."""
+    import importlib
+
+    from hiveai.cli import main
+    from hiveai.evaluation.network import shipped_network
+
+    train = importlib.import_module("hiveai.training.train")
+    net = shipped_network()
+    assert (tuple(net.meta["hidden"]), net.feature_set) == (train.HIDDEN, train.FEATURE_SET)
+    assert [w.shape[0] - 2 for w in net.weights[:-1]] == list(train.HIDDEN)  # two linear units per layer
+    option = {p.name: p for p in main.commands["train"].params}
+    assert option["hidden"].default == ",".join(map(str, train.HIDDEN))
+    assert f"[default: {train.FEATURE_SET}; network only]" in option["feature_set"].help
 
 
 def test_the_default_evaluation_is_the_shipped_network_where_a_match_made_it_so(monkeypatch):

@@ -291,16 +291,19 @@ def test_the_shipped_base_weights_are_what_their_recorded_command_makes_from_the
 
 @needs_sklearn
 def test_the_set_2_candidate_is_what_its_recorded_command_makes_from_the_kept_data(kept_data, tmp_path):
-    """docs/measurements/2026-12-05-evalcost-set2.hnn (a feature-set-2 network awaiting its match) names in its
-    metadata the product command that fitted it; run on a copy of data/ as it was then, that command makes the
-    same layers bit for bit and plays and labels nothing. data/generations.jsonl declares its match, on that
-    file."""
+    """docs/measurements/2026-12-05-evalcost-set2.hnn (the feature-set-2 network a match made the built-in one)
+    names in its metadata the product command that fitted it; run on a copy of data/ as it was then, with the
+    network that labelled it, that command makes the same layers bit for bit and plays and labels nothing.
+    data/generations.jsonl declares its match, on that file."""
     candidate = REPO / "docs" / "measurements" / "2026-12-05-evalcost-set2.hnn"
     net = read_network(candidate)
     args = shlex.split(net.meta["command"])
     assert args[:2] == ["hiveai", "train"] and {"--games", "0", "--data", "data", "--feature-set", "2"} <= set(args)
     args[args.index("--output") + 1] = str(tmp_path / "refit.hnn")
     generation = find_generation(REPO / "data", network_id(net))
+    # The built-in network is no longer the one that labelled the data: name the labeller by its kept file.
+    kind, digest = generation["labelled_by"]["Base+MLP"].split(":")
+    args += ["--eval-file", str(REPO / "data" / "evals" / f"{kind}-{digest}.hnn")]
     # The data as it was then: the games of the engines the generation names (labels added since are left out).
     for shard in shard_paths(kept_data):
         rewrite_gzip_lines(shard, [text for _, text in read_gzip_lines(shard)
