@@ -230,11 +230,11 @@ def test_hiveai_train_makes_the_shipped_networks_shape_and_features_by_default()
 
     train = importlib.import_module("hiveai.training.train")
     net = shipped_network()
-    assert (tuple(net.meta["hidden"]), net.feature_set) == (train.HIDDEN, train.FEATURE_SET)
+    assert (tuple(net.meta["hidden"]), net.feature_set) == (train.HIDDEN, train.NETWORK_FEATURE_SET)
     assert [w.shape[0] - 2 for w in net.weights[:-1]] == list(train.HIDDEN)  # two linear units per layer
     option = {p.name: p for p in main.commands["train"].params}
     assert option["hidden"].default == ",".join(map(str, train.HIDDEN))
-    assert f"[default: {train.FEATURE_SET}; network only]" in option["feature_set"].help
+    assert f"[default: {train.NETWORK_FEATURE_SET}; network only]" in option["feature_set"].help
 
 
 def test_the_default_evaluation_is_the_shipped_network_where_a_match_made_it_so(monkeypatch):

@@ -85,9 +85,10 @@ LABEL_DEPTH = 4
 SAMPLE_EVERY = 3
 SCALE = 2000.0  # engine units per network output unit: +-20 queen neighbours, far from a won game
 # The shipped network's shape and features (kept by its match: docs/network.md):
-# two hidden layers of 14 and 6 over feature set 2, the cheaper one.
+# two hidden layers of 14 and 6 over feature set 2, the cheaper one (features.FEATURE_SET
+# is the id of set 1, the layout it describes, not a default).
 HIDDEN = (14, 6)
-FEATURE_SET = 2
+NETWORK_FEATURE_SET = 2
 # L2 penalty of the network's fit: strong, since a few thousand positions are few for its
 # weights (the shapes and penalties compared on the first generation's data:
 # docs/measurements/2026-12-01-network-gen1.md).
@@ -345,10 +346,10 @@ class Dataset:
 
 def features(games: list[LabelledGame], feature_set: int | None = None) -> Dataset:
     """Replay the games and compute the features of each labelled position
-    (in ``feature_set``, :data:`FEATURE_SET` by default)."""
+    (in ``feature_set``, :data:`NETWORK_FEATURE_SET` by default)."""
     from hiveai.evaluation.features import N_FEATURES, features_of_set_into, new_scratch
 
-    feature_set = FEATURE_SET if feature_set is None else feature_set
+    feature_set = NETWORK_FEATURE_SET if feature_set is None else feature_set
 
     ws, buf = new_scratch()
     xs, scores, results = [], [], []
@@ -414,7 +415,7 @@ def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, s
         meta: dict | None = None, feature_set: int | None = None):
     """Fit the network and the linear baseline; returns (Network, FitReport).
     ``feature_set``: the set the datasets' features are in (the file records
-    it; :data:`FEATURE_SET` by default).
+    it; :data:`NETWORK_FEATURE_SET` by default).
 
     Needs scikit-learn (``pip install 'hiveai[train]'``)."""
     try:
@@ -453,7 +454,7 @@ def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, s
     weights[0] = weights[0] / sigma
     net = Network(weights, biases, scale, meta=dict(meta or {}, hidden=list(hidden), scale=scale,
                                                     result_weight=result_weight),
-                  feature_set=FEATURE_SET if feature_set is None else feature_set)
+                  feature_set=NETWORK_FEATURE_SET if feature_set is None else feature_set)
     pred_net = np.array([net.forward_numpy(x) for x in holdout.x])
     pred_lin = linear.predict(z_held)
     report = FitReport(len(train), len(holdout), r2(y_held, pred_net), r2(y_held, pred_lin),
@@ -670,7 +671,7 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
     """The whole pipeline into ``out`` and the dataset ``data`` (default ``out/data``),
     resuming what is there; ``games`` new self-play games per game type (0: fit on the
     dataset only). ``feature_set``: the features a network is fitted on (None:
-    :data:`FEATURE_SET`; a linear fit has its own and takes none).
+    :data:`NETWORK_FEATURE_SET`; a linear fit has its own and takes none).
     ``command``: the command line, recorded with what it makes."""
     from hiveai.evaluation.features import FEATURE_SETS
 
@@ -678,7 +679,7 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
         raise ValueError(f"unknown fit {fit_kind!r}: {' or '.join(FITS)}")
     if feature_set is not None and fit_kind != "network":
         raise ValueError("a feature set is chosen for a network's fit; the linear weights have terms of their own")
-    feature_set = FEATURE_SET if feature_set is None else feature_set
+    feature_set = NETWORK_FEATURE_SET if feature_set is None else feature_set
     if feature_set not in FEATURE_SETS:
         raise ValueError(f"feature set {feature_set}: this hiveai computes {', '.join(map(str, FEATURE_SETS))}")
     out = Path(out)
