@@ -47,11 +47,11 @@ NODESTIME_ENV = "HIVEAI_NODESTIME"
 # * rfp, reverse futility's margin per ply (0: off): at depth 1 to 3, with neither queen one cell
 #   from surrounded, a static score at least margin x depth above beta stands for the node.
 #   50 with the linear evaluation (docs/measurements/2026-12-04-base-retune.md), off with a
-#   network (docs/measurements/2026-12-03-pruning.md).
+#   network (docs/measurements/2026-12-03-pruning.md, 2026-12-06-pruning-set2.md).
 # * nullmove, the null move (1: on): at depth 3 or more, with a static score at least beta, the
 #   side to move passes; if the opponent, searched shallower, still cannot bring the score under
 #   beta, the node fails high. On with the linear evaluation, off with a network
-#   (docs/measurements/2026-12-03-pruning.md).
+#   (docs/measurements/2026-12-03-pruning.md, 2026-12-06-pruning-set2.md).
 SEARCH_SWITCHES: dict[str, tuple[int, int, tuple[int, ...]]] = {
     "rfp": (50, 0, (0, 50)),
     "nullmove": (1, 0, (0, 1)),
