@@ -344,12 +344,10 @@ class Dataset:
         return len(self.scores)
 
 
-def features(games: list[LabelledGame], feature_set: int | None = None) -> Dataset:
+def features(games: list[LabelledGame], feature_set: int = NETWORK_FEATURE_SET) -> Dataset:
     """Replay the games and compute the features of each labelled position
     (in ``feature_set``, :data:`NETWORK_FEATURE_SET` by default)."""
     from hiveai.evaluation.features import N_FEATURES, features_of_set_into, new_scratch
-
-    feature_set = NETWORK_FEATURE_SET if feature_set is None else feature_set
 
     ws, buf = new_scratch()
     xs, scores, results = [], [], []
@@ -412,7 +410,7 @@ def r2(y: np.ndarray, pred: np.ndarray) -> float:
 
 def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, scale: float = SCALE,
         result_weight: float = RESULT_WEIGHT, seed: int = 1, max_iter: int = 300,
-        meta: dict | None = None, feature_set: int | None = None):
+        meta: dict | None = None, feature_set: int = NETWORK_FEATURE_SET):
     """Fit the network and the linear baseline; returns (Network, FitReport).
     ``feature_set``: the set the datasets' features are in (the file records
     it; :data:`NETWORK_FEATURE_SET` by default).
@@ -454,7 +452,7 @@ def fit(train: Dataset, holdout: Dataset, *, hidden: tuple[int, ...] = HIDDEN, s
     weights[0] = weights[0] / sigma
     net = Network(weights, biases, scale, meta=dict(meta or {}, hidden=list(hidden), scale=scale,
                                                     result_weight=result_weight),
-                  feature_set=NETWORK_FEATURE_SET if feature_set is None else feature_set)
+                  feature_set=feature_set)
     pred_net = np.array([net.forward_numpy(x) for x in holdout.x])
     pred_lin = linear.predict(z_held)
     report = FitReport(len(train), len(holdout), r2(y_held, pred_net), r2(y_held, pred_lin),
