@@ -943,6 +943,36 @@ def data_generations(data_dir: str, markdown: bool) -> None:
             click.echo(json.dumps(g))
 
 
+@data.command("declare-match")
+@click.option("--data", "data_dir", required=True, type=click.Path(exists=True, file_okay=False), metavar="DIR")
+@click.option("--game-type", required=True, metavar="GAMETYPE",
+              help="One of the game types the generation was fitted for.")
+@click.option("--games", required=True, type=click.IntRange(min=2), help="Games of the new trial (even: both colours).")
+@click.option("--seed", required=True, type=click.IntRange(min=0), help="The openings' seed: one not declared before.")
+@click.argument("generation")
+def data_declare_match(data_dir: str, generation: str, game_type: str, games: int, seed: int) -> None:
+    """Declare a further match of GENERATION before it is played.
+
+    A new trial, not a continuation: openings of its own (--seed), its own
+    game count, its result read on its own games and decided by the same
+    keep rule. The declaration is added to the dataset's generations file
+    (commit it before the match starts); the command prints the match, which
+    `hiveai data record-match` then accepts.
+    """
+    from pathlib import Path
+
+    from hiveai.durable import RecordLineError
+    from hiveai.rules.board import Board
+    from hiveai.training.train import GENERATIONS_FILE, declare_match
+
+    try:
+        line = declare_match(data_dir, generation, Board(game_type).game_type_string, games, seed)
+    except (ValueError, RecordLineError, OSError) as e:
+        raise _data_error(e) from None
+    click.echo(f"Declared in {Path(data_dir) / GENERATIONS_FILE} (commit it before the match starts):\n"
+               f"  {line['command']}\n  ({line['keep_rule']})")
+
+
 @data.command("record-match")
 @click.option("--data", "data_dir", required=True, type=click.Path(exists=True, file_okay=False), metavar="DIR")
 @click.argument("generation")
@@ -950,9 +980,10 @@ def data_generations(data_dir: str, markdown: bool) -> None:
 def data_record_match(data_dir: str, generation: str, tournament: str) -> None:
     """Add a finished match's result to GENERATION (its id, or the start of it).
 
-    TOURNAMENT is the folder of the match the generation declared; it is
-    checked against the declaration (game type, games, openings' seed,
-    engines new and old), and the keep rule declared with it applied.
+    TOURNAMENT is the folder of a match declared for the generation (by
+    `hiveai train`, or later by `hiveai data declare-match`); it is checked
+    against that declaration (game type, games, openings' seed, engines new
+    and old), and the keep rule declared with it applied.
     """
     from hiveai.durable import RecordLineError
     from hiveai.training.train import record_match

@@ -231,6 +231,49 @@ def test_a_generations_match_is_checked_against_its_declaration_and_decides_it(t
     assert not record_match(store, "linear:0000", tmp_path / "lost")["kept"]
 
 
+def test_a_further_match_is_declared_before_it_is_played_and_read_on_its_own_games(tmp_path):
+    """`hiveai data declare-match` adds a new trial of a generation (its own seed and game count) to the
+    generations file; `record-match` then accepts that match, checked against that declaration, and the
+    first declaration's match stays what it was."""
+    store = tmp_path / "data"
+    store.mkdir()
+    gen = {"event": "fitted", "id": "linear:00000000abcd", "kind": "linear", "game_types": ["Base"],
+           "match": {"Base": {"command": "hiveai tournament --engine new=hiveai --engine old=hiveai --time 1 "
+                                         "--game-type Base --games 100 --random-plies 4 --seed 43981 "
+                                         "--concurrency 2 --out gen/match-Base", "keep_rule": "..."}}}
+    (store / GENERATIONS_FILE).write_text(json.dumps(gen) + "\n")
+    first = match_seed(gen["id"])
+    args = ["data", "declare-match", "--data", str(store), "--game-type", "Base", "--games", "150", "--seed"]
+    refused = CliRunner().invoke(main, [*args, str(first), "linear:0000"])
+    assert refused.exit_code == 1 and f"seed {first} is declared for linear:00000000abcd already" in refused.output
+    for wrong, why in ((["--game-type", "Base+MLP"], "declared matches in Base, not Base+MLP"),
+                       (["--games", "7"], "7 games: a match plays each opening with both colours")):
+        result = CliRunner().invoke(main, [*args, "5", "linear:0000", *wrong])
+        assert result.exit_code == 1 and why in result.output
+    assert len(read_json_lines(store / GENERATIONS_FILE)) == 1  # nothing written by a refusal
+    result = CliRunner().invoke(main, [*args, "5", "linear:0000"])
+    assert result.exit_code == 0, result.output
+    assert "--games 150 --random-plies 4 --seed 5 --concurrency 2 --out gen/match-Base-seed5" in result.output
+    assert "kept if, after all 150 games" in result.output
+    (back,) = read_generations(store)
+    assert [(d["games"], d["seed"]) for d in back["declared"]] == [(150, 5)] and back["matches"] == []
+    again = CliRunner().invoke(main, [*args, "5", "linear:0000"])
+    assert again.exit_code == 1 and "seed 5 is declared" in again.output
+    # The new trial's folder must have its seed and its game count; the first declaration still holds.
+    _fake_match(tmp_path / "short", 5, ["WhiteWins", "Draw"] * 50)
+    with pytest.raises(ValueError, match="100 games, not 150"):
+        record_match(store, "linear:0000", tmp_path / "short")
+    _fake_match(tmp_path / "other", 6, ["WhiteWins", "Draw"] * 75, games=150)
+    with pytest.raises(ValueError, match=f"not seed {first} or 5$"):
+        record_match(store, "linear:0000", tmp_path / "other")
+    _fake_match(tmp_path / "second", 5, ["BlackWins", "WhiteWins"] * 75, games=150)  # new loses every game
+    line = record_match(store, "linear:0000", tmp_path / "second")
+    assert (line["games"], line["seed"], line["kept"]) == (150, 5, False)
+    _fake_match(tmp_path / "first", first, ["WhiteWins", "Draw"] * 50)
+    assert record_match(store, "linear:0000", tmp_path / "first")["seed"] == first
+    assert [m["seed"] for m in read_generations(store)[0]["matches"]] == [5, first]
+
+
 def test_one_run_per_folder(tmp_path):
     with DirectoryLock(tmp_path):
         with pytest.raises(LockedError):

@@ -549,16 +549,17 @@ def match_command(generation_id: str, new_file: Path, evaluation: Evaluation, ga
 
 
 def read_generations(directory: str | Path) -> list[dict]:
-    """The generations of a dataset (:data:`GENERATIONS_FILE`), each with its matches
-    (``"matches"``: the ``record-match`` lines about it), oldest first."""
+    """The generations of a dataset (:data:`GENERATIONS_FILE`), each with its further declared
+    matches (``"declared"``: the ``declare-match`` lines) and the matches played (``"matches"``: the
+    ``record-match`` lines), oldest first."""
     gens: dict[str, dict] = {}
     for no, rec in read_json_lines(Path(directory) / GENERATIONS_FILE):
-        if not isinstance(rec, dict) or rec.get("event") not in ("fitted", "match") or "id" not in rec:
-            raise ValueError(f"{Path(directory) / GENERATIONS_FILE}:{no}: not a generation or match line")
+        if not isinstance(rec, dict) or rec.get("event") not in ("fitted", "declared", "match") or "id" not in rec:
+            raise ValueError(f"{Path(directory) / GENERATIONS_FILE}:{no}: not a generation, declaration or match line")
         if rec["event"] == "fitted":
-            gens.setdefault(rec["id"], dict(rec, matches=[]))
+            gens.setdefault(rec["id"], dict(rec, declared=[], matches=[]))
         elif rec["id"] in gens:
-            gens[rec["id"]]["matches"].append(rec)
+            gens[rec["id"]]["declared" if rec["event"] == "declared" else "matches"].append(rec)
         else:
             raise ValueError(f"{Path(directory) / GENERATIONS_FILE}:{no}: a match of {rec['id']}, "
                              "which has no line before it")
@@ -573,9 +574,36 @@ def find_generation(directory: str | Path, prefix: str) -> dict:
     return gens[0]
 
 
+def declare_match(directory: str | Path, prefix: str, game_type: str, games: int, seed: int) -> dict:
+    """Declare a further match of a generation before it is played: a new trial with openings of its
+    own (``seed``) and ``games`` games, its result read on its own games and decided by the same rule.
+    Appends the declaration to the generations file and returns it; :func:`record_match` then accepts
+    that match too. A second trial of the same generation makes a false acceptance more likely: say so
+    where the result is reported."""
+    import re
+
+    gen = find_generation(directory, prefix)
+    if game_type not in gen["match"]:
+        raise ValueError(f"generation {gen['id']} declared matches in {', '.join(gen['match'])}, not {game_type}")
+    if games < 2 or games % 2:
+        raise ValueError(f"{games} games: a match plays each opening with both colours, so an even number")
+    taken = {match_seed(gen["id"])} | {d["seed"] for d in gen["declared"]}
+    if seed in taken:
+        raise ValueError(f"seed {seed} is declared for {gen['id']} already: a new trial needs openings of its own")
+    command = gen["match"][game_type]["command"]
+    for option, value in (("games", games), ("seed", seed)):
+        command = re.sub(rf"--{option} \d+", f"--{option} {value}", command)
+    command = re.sub(r"(--out \S+)", rf"\1-seed{seed}", command)
+    line = {"event": "declared", "id": gen["id"], "game_type": game_type, "games": games, "seed": seed,
+            "command": command, "keep_rule": KEEP_RULE.format(games=games), "declared": _now()}
+    append_json_line(Path(directory) / GENERATIONS_FILE, line)
+    return line
+
+
 def record_match(directory: str | Path, prefix: str, tournament_dir: str | Path) -> dict:
-    """Add a finished match's result to a generation, checked against its declaration
-    (game type, games, seed, the engines new and old); returns the line added."""
+    """Add a finished match's result to a generation, checked against one of its declarations (the
+    match ``hiveai train`` declared, or one :func:`declare_match` added: game type, games, seed, the
+    engines new and old); returns the line added."""
     from hiveai.tournament.layout import CONFIG_FILE
     from hiveai.tournament.layout import GAMES_FILE as MATCH_GAMES_FILE
     from hiveai.tournament.standings import tallies
@@ -591,20 +619,25 @@ def record_match(directory: str | Path, prefix: str, tournament_dir: str | Path)
     if declared is None:
         raise ValueError(f"the tournament is in {game_type}; generation {gen['id']} declared matches in "
                          f"{', '.join(gen['match'])}")
-    seed = match_seed(gen["id"])
+    # The declarations of this game type: the one made with the generation, then any added since.
+    choices = [(MATCH_GAMES, match_seed(gen["id"]), declared["command"])]
+    choices += [(d["games"], d["seed"], d["command"]) for d in gen.get("declared", []) if d["game_type"] == game_type]
+    source = config.get("opening_source", "")
+    chosen = [c for c in choices if f"(seed {c[1]})" in source]
+    games, seed, command = chosen[0] if chosen else choices[0]
     names = sorted(e["name"] for e in config.get("engines", []))
     problems = []
     if names != ["new", "old"]:
         problems.append(f"engines {names}, not new and old")
-    if config.get("games") != MATCH_GAMES:
-        problems.append(f"{config.get('games')} games, not {MATCH_GAMES}")
-    if f"(seed {seed})" not in config.get("opening_source", ""):
-        problems.append(f"openings {config.get('opening_source')!r}, not seed {seed}")
+    if config.get("games") != games:
+        problems.append(f"{config.get('games')} games, not {games}")
+    if not chosen:
+        problems.append(f"openings {source!r}, not seed {' or '.join(str(c[1]) for c in choices)}")
     if problems:
-        raise ValueError(f"{tdir} is not the declared match ({declared['command']}): {'; '.join(problems)}")
+        raise ValueError(f"{tdir} is not the declared match ({command}): {'; '.join(problems)}")
     records = [r for _, r in read_json_lines(tdir / MATCH_GAMES_FILE)]
-    if len(records) < MATCH_GAMES:
-        raise ValueError(f"{tdir}: {len(records)} of {MATCH_GAMES} games played; record the match when it has "
+    if len(records) < games:
+        raise ValueError(f"{tdir}: {len(records)} of {games} games played; record the match when it has "
                          "finished (resume it with --resume)")
     engines, _ = tallies(records, ["new", "old"])
     t = engines["new"]
