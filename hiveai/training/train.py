@@ -574,6 +574,15 @@ def find_generation(directory: str | Path, prefix: str) -> dict:
     return gens[0]
 
 
+def _declarations(gen: dict) -> list[dict]:
+    """Every match declared for a generation, as ``game_type``, ``games``, ``seed`` and ``command``:
+    per game type the one ``hiveai train`` declared with it (:data:`MATCH_GAMES` games, its id's
+    seed), then those :func:`declare_match` added, in order."""
+    first = [{"game_type": t, "games": MATCH_GAMES, "seed": match_seed(gen["id"]), "command": m["command"]}
+             for t, m in gen["match"].items()]
+    return first + gen["declared"]
+
+
 def declare_match(directory: str | Path, prefix: str, game_type: str, games: int, seed: int) -> dict:
     """Declare a further match of a generation before it is played: a new trial with openings of its
     own (``seed``) and ``games`` games, its result read on its own games and decided by the same rule.
@@ -587,8 +596,7 @@ def declare_match(directory: str | Path, prefix: str, game_type: str, games: int
         raise ValueError(f"generation {gen['id']} declared matches in {', '.join(gen['match'])}, not {game_type}")
     if games < 2 or games % 2:
         raise ValueError(f"{games} games: a match plays each opening with both colours, so an even number")
-    taken = {match_seed(gen["id"])} | {d["seed"] for d in gen["declared"]}
-    if seed in taken:
+    if seed in {d["seed"] for d in _declarations(gen)}:
         raise ValueError(f"seed {seed} is declared for {gen['id']} already: a new trial needs openings of its own")
     command = gen["match"][game_type]["command"]
     for option, value in (("games", games), ("seed", seed)):
@@ -615,16 +623,14 @@ def record_match(directory: str | Path, prefix: str, tournament_dir: str | Path)
     except (OSError, ValueError) as e:
         raise ValueError(f"{tdir / CONFIG_FILE}: not a tournament's configuration ({e})") from None
     game_type = config.get("game_type")
-    declared = gen["match"].get(game_type)
-    if declared is None:
+    choices = [d for d in _declarations(gen) if d["game_type"] == game_type]
+    if not choices:
         raise ValueError(f"the tournament is in {game_type}; generation {gen['id']} declared matches in "
                          f"{', '.join(gen['match'])}")
-    # The declarations of this game type: the one made with the generation, then any added since.
-    choices = [(MATCH_GAMES, match_seed(gen["id"]), declared["command"])]
-    choices += [(d["games"], d["seed"], d["command"]) for d in gen.get("declared", []) if d["game_type"] == game_type]
     source = config.get("opening_source", "")
-    chosen = [c for c in choices if f"(seed {c[1]})" in source]
-    games, seed, command = chosen[0] if chosen else choices[0]
+    chosen = [d for d in choices if f"(seed {d['seed']})" in source]
+    declared = (chosen or choices)[0]
+    games, seed = declared["games"], declared["seed"]
     names = sorted(e["name"] for e in config.get("engines", []))
     problems = []
     if names != ["new", "old"]:
@@ -632,9 +638,9 @@ def record_match(directory: str | Path, prefix: str, tournament_dir: str | Path)
     if config.get("games") != games:
         problems.append(f"{config.get('games')} games, not {games}")
     if not chosen:
-        problems.append(f"openings {source!r}, not seed {' or '.join(str(c[1]) for c in choices)}")
+        problems.append(f"openings {source!r}, not seed {' or '.join(str(d['seed']) for d in choices)}")
     if problems:
-        raise ValueError(f"{tdir} is not the declared match ({command}): {'; '.join(problems)}")
+        raise ValueError(f"{tdir} is not the declared match ({declared['command']}): {'; '.join(problems)}")
     records = [r for _, r in read_json_lines(tdir / MATCH_GAMES_FILE)]
     if len(records) < games:
         raise ValueError(f"{tdir}: {len(records)} of {games} games played; record the match when it has "
