@@ -747,7 +747,7 @@ def _command_line() -> str:
 @click.option("--feature-set", type=int, metavar="ID",
               help="The features the network reads, recorded in its file: 2 (the shipped network's, cheaper) "
                    "or 1 (docs/network.md) [default: 2; network only].")
-@click.option("--result-weight", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+@click.option("--result-weight", type=click.FloatRange(0, 1), default=0.3, show_default=True,
               help="Weight of the game result in the target (the rest: the squashed search score; network).")
 @click.option("--freeze", default="tempo", show_default=True,
               help="Weights the linear fit leaves alone, comma separated ('' for none).")

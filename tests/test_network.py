@@ -221,8 +221,8 @@ def test_the_shipped_network_loads():
 
 
 def test_hiveai_train_makes_the_shipped_networks_shape_and_features_by_default():
-    """The shipped network's shape (its linear units aside) and feature set are the pipeline's
-    and the command's defaults, so the next generation starts from what a match kept."""
+    """The shipped network's shape (its linear units aside), feature set and result weight are the
+    pipeline's and the command's defaults, so the next generation starts from what a match kept."""
     import importlib
 
     from hiveai.cli import main
@@ -235,6 +235,7 @@ def test_hiveai_train_makes_the_shipped_networks_shape_and_features_by_default()
     option = {p.name: p for p in main.commands["train"].params}
     assert option["hidden"].default == ",".join(map(str, train.HIDDEN))
     assert f"[default: {train.NETWORK_FEATURE_SET}; network only]" in option["feature_set"].help
+    assert net.meta["result_weight"] == train.RESULT_WEIGHT == option["result_weight"].default
 
 
 def test_the_default_evaluation_is_the_shipped_network_where_a_match_made_it_so(monkeypatch):

@@ -19,7 +19,7 @@ from hiveai.search.timeman import Limit, StopHandle
 # hiveai bench's total nodes at its own depths (16 MB table, one thread), as
 # `hiveai bench` prints it and docs/speed.md quotes it. Changes exactly when the
 # search's behaviour does.
-BENCH_SIGNATURE = 2_317_596
+BENCH_SIGNATURE = 2_531_618
 MIDGAME = [p for p in POSITIONS if p.midgame]
 
 

@@ -298,7 +298,7 @@ def test_the_fit_finds_a_known_nonlinear_answer():
         score = 2000 * np.tanh((x[:, 3] - 2.5) * (x[:, 7] - 2.5) / 6)
         return Dataset(x, score, np.zeros(n))
 
-    net, report = fit(data(1500), data(300), hidden=(16,), max_iter=150)
+    net, report = fit(data(1500), data(300), hidden=(16,), max_iter=150, result_weight=0.0)  # scores alone
     assert report.network_mse < 0.2 * report.baseline_mse
     assert report.network_r2 > 0.8 > report.linear_r2
     held = data(50)
@@ -333,18 +333,19 @@ def test_the_shipped_base_weights_are_what_their_recorded_command_makes_from_the
 
 
 @needs_sklearn
-def test_the_set_2_candidate_is_what_its_recorded_command_makes_from_the_kept_data(kept_data, tmp_path):
-    """docs/measurements/2026-12-05-evalcost-set2.hnn (the feature-set-2 network a match made the built-in one)
-    names in its metadata the product command that fitted it; run on a copy of data/ as it was then, with the
-    network that labelled it, that command makes the same layers bit for bit and plays and labels nothing.
-    data/generations.jsonl declares its match, on that file."""
-    candidate = REPO / "docs" / "measurements" / "2026-12-05-evalcost-set2.hnn"
-    net = read_network(candidate)
+def test_the_built_in_network_is_what_its_recorded_command_makes_from_the_kept_data(kept_data, tmp_path):
+    """The built-in network names in its metadata the product command that fitted it; run on a copy of
+    data/ as it was then, with the network that labelled it, that command makes the same layers bit for
+    bit and plays and labels nothing. data/generations.jsonl records it with a match that kept it."""
+    from hiveai.evaluation.network import shipped_network
+
+    net = shipped_network()
     args = shlex.split(net.meta["command"])
-    assert args[:2] == ["hiveai", "train"] and {"--games", "0", "--data", "data", "--feature-set", "2"} <= set(args)
+    assert args[:2] == ["hiveai", "train"] and {"--games", "0", "--data", "data"} <= set(args)
     args[args.index("--output") + 1] = str(tmp_path / "refit.hnn")
     generation = find_generation(REPO / "data", network_id(net))
-    # The built-in network is no longer the one that labelled the data: name the labeller by its kept file.
+    assert any(m["kept"] and m["game_type"] == "Base+MLP" for m in generation["matches"])
+    # The network that labelled the data, by its kept file (the built-in one is the fit, not the labeller).
     kind, digest = generation["labelled_by"]["Base+MLP"].split(":")
     args += ["--eval-file", str(REPO / "data" / "evals" / f"{kind}-{digest}.hnn")]
     # The data as it was then: the games of the engines the generation names (labels added since are left out).
@@ -355,8 +356,6 @@ def test_the_set_2_candidate_is_what_its_recorded_command_makes_from_the_kept_da
     assert result.exit_code == 0, result.output
     assert "Self-play" not in result.output and "Labels" not in result.output
     made = read_network(tmp_path / "refit.hnn")
-    assert made.feature_set == net.feature_set == 2 and made.shapes == net.shapes
+    assert made.feature_set == net.feature_set and made.shapes == net.shapes
     differ = max(float(np.max(np.abs(a - b))) for a, b in zip(made.weights + made.biases, net.weights + net.biases))
     assert network_id(made) == network_id(net), f"the layers differ by up to {differ}"
-    declared = find_generation(REPO / "data", network_id(net))["match"]["Base+MLP"]["command"]
-    assert f"--option new:EvalFile={candidate.relative_to(REPO)} " in declared

@@ -22,7 +22,7 @@ and the dataset are each locked with :class:`hiveai.durable.DirectoryLock`):
    every 10th game of each run held out (:func:`hiveai.training.dataset.split_holdout`):
 
    * ``fit="network"`` (default): the feature vectors
-     (hiveai.evaluation.features, in ``feature_set``: 1, the shipped network's,
+     (hiveai.evaluation.features, in ``feature_set``: 2, the shipped network's,
      by default; the file records it) of the labelled positions; target: the score
      clipped to ``+-scale`` and divided by it (the *squash*), blended with the
      result (+1, 0, -1 for the side to move) by ``result_weight``. A ridge
@@ -93,7 +93,9 @@ NETWORK_FEATURE_SET = 2
 # weights (the shapes and penalties compared on the first generation's data:
 # docs/measurements/2026-12-01-network-gen1.md).
 L2 = 1.0
-RESULT_WEIGHT = 0.0
+# The game result's share of the target: the depth-4 score misses what happens later in the
+# game, the result does not; 0.3 is the shipped network's (its match: docs/network.md).
+RESULT_WEIGHT = 0.3
 LABEL_TT_MB = 16
 FITS = ("network", "linear")
 # Weights a linear fit leaves alone unless told otherwise: at an odd label depth the side to
