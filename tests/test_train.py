@@ -359,3 +359,7 @@ def test_the_built_in_network_is_what_its_recorded_command_makes_from_the_kept_d
     assert made.feature_set == net.feature_set and made.shapes == net.shapes
     differ = max(float(np.max(np.abs(a - b))) for a, b in zip(made.weights + made.biases, net.weights + net.biases))
     assert network_id(made) == network_id(net), f"the layers differ by up to {differ}"
+    # The kept match played this very network: the file its declared command loads is the built-in one.
+    declared = shlex.split(generation["match"]["Base+MLP"]["command"])
+    (played,) = [a.split("=", 1)[1] for a in declared if a.startswith("new:EvalFile=")]
+    assert network_id(read_network(REPO / played)) == network_id(net)
