@@ -758,10 +758,14 @@ def _command_line() -> str:
               help="Directory for games.jsonl, the fitted file and fit.json; a rerun resumes.")
 @click.option("--output", "output_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Where to write the network or weights [default: OUT/network.hnn or OUT/weights.ini].")
+@click.option("--against", metavar="FILE|default",
+              help="What the declared match plays the new evaluation against: a network or weights file, or "
+                   "'default', the engine's default evaluation (for a refit of labels an older evaluation made) "
+                   "[default: the evaluation that labelled the data].")
 def train(game_types: tuple[str, ...], games: int, eval_file: str | None, fit_kind: str, data_dir: str | None,
           selfplay_depth: int, label_depth: int | None, sample_every: int | None, hidden: str,
           feature_set: int | None, result_weight: float, freeze: str, random_plies: int, book: bool, seed: int,
-          concurrency: int, cluster: str | None, out_dir: str, output_path: str | None) -> None:
+          concurrency: int, cluster: str | None, out_dir: str, output_path: str | None, against: str | None) -> None:
     """Fit an evaluation to the engine's own searches: one generation (network: the [train] extra).
 
     Plays hiveai against itself with an evaluation (--eval-file, or the
@@ -796,7 +800,8 @@ def train(game_types: tuple[str, ...], games: int, eval_file: str | None, fit_ki
                   sample_every=sample_every or SAMPLE_EVERY, random_plies=random_plies, use_book=book,
                   seed=seed, hidden=widths, result_weight=result_weight,
                   frozen=tuple(n.strip() for n in freeze.split(",") if n.strip()), feature_set=feature_set,
-                  concurrency=concurrency, cluster=cluster, output_file=output_path, command=_command_line(),
+                  concurrency=concurrency, cluster=cluster, output_file=output_path, against=against,
+                  command=_command_line(),
                   say=lambda text: click.echo(text))
     except (ValueError, HiveError, RuntimeError, OSError, LockedError, RecordLineError) as e:
         raise click.ClickException(str(e)) from None

@@ -126,6 +126,16 @@ def test_eval_file_labels_come_from_that_networks_search(tmp_path):
           **dict(TINY, label_depth=2))
     games, _ = read_dataset([store])
     assert len(games) == 2 and all(g.eval == network_id(net) for g in games)
+    # Its match plays the labelling network unless told to play another (--against).
+    first = read_generations(store)[-1]["match"]["Base"]
+    assert f"old:EvalFile={path} " in first["command"] and first["against"] == network_id(net)
+    refit = train(tmp_path / "out2", ["Base"], 0, data=store, eval_file=path, fit_kind="linear",
+                  against="default", **dict(TINY, label_depth=2)).generation["match"]["Base"]
+    assert "old:EvalFile" not in refit["command"] and refit["against"] == load_evaluation(None).id_for("Base")
+    with pytest.raises(ValueError, match=f"'{tmp_path / 'nowhere.ini'}'"):
+        train(tmp_path / "out3", ["Base"], 0, data=store, eval_file=path, fit_kind="linear",
+              against=tmp_path / "nowhere.ini", **dict(TINY, label_depth=2))
+    assert not (tmp_path / "out3").exists()  # refused before anything was fitted
     assert all(g.run.startswith(f"selfplay/{network_id(net)}/d1/") for g in games)
     with_file, default = Engine(hash_mb=16, use_book=False, eval_file=path), Engine(hash_mb=16, use_book=False)
     differ = 0

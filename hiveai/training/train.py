@@ -105,6 +105,8 @@ FROZEN_BY_DEFAULT = ("tempo",)
 MATCH_GAMES = 100
 MATCH_TIME = 1.0
 MATCH_RANDOM_PLIES = 4
+# --against's word for the engine's default evaluation (no file).
+AGAINST_DEFAULT = "default"
 KEEP_RULE = ("kept if, after all {games} games, the lower end of new's 95 % Elo interval "
              "(games as samples) is above 0; otherwise rejected")
 
@@ -541,10 +543,17 @@ def match_seed(generation_id: str) -> int:
     return int(generation_id.split(":")[-1], 16) % 1_000_000
 
 
-def match_command(generation_id: str, new_file: Path, evaluation: Evaluation, game_type: str, out: Path) -> str:
+def match_command(generation_id: str, new_file: Path, against: Evaluation, game_type: str, out: Path) -> str:
     """The match that decides whether a generation is kept in ``game_type``: the new
-    evaluation against the one that labelled its data."""
-    old = f" --option old:EvalFile={evaluation.path}" if evaluation.path is not None else ""
+    evaluation against ``against`` (by default the one that labelled its data; see
+    :func:`train`), which is the engine's default when it has no file.
+
+    >>> print(match_command("network:00000000002a", Path("new.hnn"), Evaluation(), "Base", Path("gen")))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    hiveai tournament --engine new=hiveai --engine old=hiveai --option new:EvalFile=new.hnn --time 1
+    --game-type Base --games 100 --random-plies 4 --seed 42 --concurrency 2 --out gen/match-Base
+    """
+    old = f" --option old:EvalFile={against.path}" if against.path is not None else ""
     return (f"hiveai tournament --engine new=hiveai --engine old=hiveai --option new:EvalFile={new_file}{old} "
             f"--time {MATCH_TIME:g} --game-type {game_type} --games {MATCH_GAMES} --random-plies {MATCH_RANDOM_PLIES} "
             f"--seed {match_seed(generation_id)} --concurrency 2 --out {out / ('match-' + game_type)}")
@@ -705,13 +714,16 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
           use_book: bool = True, seed: int = 1, hidden: tuple[int, ...] = HIDDEN, scale: float = SCALE,
           result_weight: float = RESULT_WEIGHT, frozen: tuple[str, ...] = FROZEN_BY_DEFAULT,
           feature_set: int | None = None, concurrency: int = 1, cluster: str | None = None,
-          output_file: str | Path | None = None, command: str = "",
+          output_file: str | Path | None = None, against: str | Path | None = None, command: str = "",
           say: Callable[[str], None] = lambda text: None) -> TrainResult:
     """The whole pipeline into ``out`` and the dataset ``data`` (default ``out/data``),
     resuming what is there; ``games`` new self-play games per game type (0: fit on the
     dataset only). ``feature_set``: the features a network is fitted on (None:
     :data:`NETWORK_FEATURE_SET`; a linear fit has its own and takes none).
-    ``command``: the command line, recorded with what it makes."""
+    ``against``: what the declared match plays the new evaluation against: None for the
+    evaluation that labelled the data, :data:`AGAINST_DEFAULT` for the engine's default
+    evaluation (a refit of older labels then plays what it would replace), or a network
+    or weights file. ``command``: the command line, recorded with what it makes."""
     from hiveai.evaluation.features import FEATURE_SETS
 
     if fit_kind not in FITS:
@@ -726,17 +738,19 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
     if data_dir.resolve() == out.resolve():
         raise ValueError("the dataset needs a folder of its own, not the output folder")
     evaluation = load_evaluation(eval_file)
+    opponent = evaluation if against is None else Evaluation() if str(against) == AGAINST_DEFAULT \
+        else load_evaluation(against)
     with DirectoryLock(out), LabelStore.open(data_dir) as store:
         return _train(out, store, [Board(t).game_type_string for t in game_types], games, evaluation, fit_kind,
                       selfplay_depth, label_depth, sample_every, random_plies, use_book, seed, hidden, scale,
-                      result_weight, frozen, feature_set, concurrency, cluster, output_file, command, say)
+                      result_weight, frozen, feature_set, concurrency, cluster, output_file, opponent, command, say)
 
 
 def _train(out: Path, store: LabelStore, canonical: list[str], games: int, evaluation: Evaluation, fit_kind: str,
            selfplay_depth: int, label_depth: int, sample_every: int, random_plies: int, use_book: bool, seed: int,
            hidden: tuple[int, ...], scale: float, result_weight: float, frozen: tuple[str, ...], feature_set: int,
-           concurrency: int, cluster: str | None, output_file: str | Path | None, command: str,
-           say: Callable[[str], None]) -> TrainResult:
+           concurrency: int, cluster: str | None, output_file: str | Path | None, opponent: Evaluation,
+           command: str, say: Callable[[str], None]) -> TrainResult:
     from hiveai.evaluation.linear import weights_for
 
     began = time.monotonic()
@@ -792,8 +806,9 @@ def _train(out: Path, store: LabelStore, canonical: list[str], games: int, evalu
         result = _fit_weights(out, train_games, held_games, meta, evaluation, frozen, output_file, say)
     # 4. The generation, and the match that decides it, declared now.
     gen = result.generation
-    gen["match"] = {t: {"command": match_command(gen["id"], result.path, evaluation, t, out),
-                        "keep_rule": KEEP_RULE.format(games=MATCH_GAMES)} for t in canonical}
+    gen["match"] = {t: {"command": match_command(gen["id"], result.path, opponent, t, out),
+                        "against": opponent.id_for(t), "keep_rule": KEEP_RULE.format(games=MATCH_GAMES)}
+                    for t in canonical}
     known = {g["id"] for g in read_generations(store.directory)}
     if gen["id"] in known:  # the same fit of the same data again (a rerun): recorded once
         say(f"Generation {gen['id']} is in {store.directory / GENERATIONS_FILE} already (the same fit again).")
