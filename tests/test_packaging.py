@@ -76,7 +76,7 @@ def installed_plays_book_moves(path_entry: Path, cwd: Path) -> None:
     assert int(count) >= 600, count
     for game_type in ("Base", "Base+MLP"):
         board = Board(game_type)
-        board.push(board.legal_moves[0])
+        board.push(book.book_move(board, best_only=True))  # the book's own first move: its reply is a book move
         expected = book.book_move(board, best_only=True)
         assert expected is not None
         with popen_uhp([sys.executable, "-m", "hiveai"], env=env, cwd=cwd, timeout=COLD,
