@@ -743,12 +743,14 @@ def _command_line() -> str:
 @click.option("--sample-every", type=click.IntRange(min=1),
               help="Label every N-th position of a game from the end of the opening "
                    "[default: hiveai.training.train.SAMPLE_EVERY].")
-@click.option("--hidden", default="14,6", show_default=True, help="Hidden layer widths, comma separated (network).")
+@click.option("--hidden", help="Hidden layer widths, comma separated (network) "
+                                "[default: hiveai.training.train.HIDDEN].")
 @click.option("--feature-set", type=int, metavar="ID",
               help="The features the network reads, recorded in its file: 2 (the shipped network's, cheaper) "
                    "or 1 (docs/network.md) [default: 2; network only].")
-@click.option("--result-weight", type=click.FloatRange(0, 1), default=0.3, show_default=True,
-              help="Weight of the game result in the target (the rest: the squashed search score; network).")
+@click.option("--result-weight", type=click.FloatRange(0, 1),
+              help="Weight of the game result in the target (the rest: the squashed search score; network) "
+                   "[default: hiveai.training.train.RESULT_WEIGHT].")
 @click.option("--freeze", default="tempo", show_default=True,
               help="Weights the linear fit leaves alone, comma separated ('' for none).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the games and of the fit.")
@@ -760,11 +762,11 @@ def _command_line() -> str:
               help="Where to write the network or weights [default: OUT/network.hnn or OUT/weights.ini].")
 @click.option("--against", metavar="FILE|default",
               help="What the declared match plays the new evaluation against: a network or weights file, or "
-                   "'default', the engine's default evaluation (for a refit of labels an older evaluation made) "
+                   "'default' (or '<built-in>'), the engine's default evaluation (for a refit of labels an older evaluation made) "
                    "[default: the evaluation that labelled the data].")
 def train(game_types: tuple[str, ...], games: int, eval_file: str | None, fit_kind: str, data_dir: str | None,
-          selfplay_depth: int, label_depth: int | None, sample_every: int | None, hidden: str,
-          feature_set: int | None, result_weight: float, freeze: str, random_plies: int, book: bool, seed: int,
+          selfplay_depth: int, label_depth: int | None, sample_every: int | None, hidden: str | None,
+          feature_set: int | None, result_weight: float | None, freeze: str, random_plies: int, book: bool, seed: int,
           concurrency: int, cluster: str | None, out_dir: str, output_path: str | None, against: str | None) -> None:
     """Fit an evaluation to the engine's own searches: one generation (network: the [train] extra).
 
@@ -784,11 +786,11 @@ def train(game_types: tuple[str, ...], games: int, eval_file: str | None, fit_ki
     """
     from hiveai.durable import LockedError, RecordLineError
     from hiveai.errors import HiveError
-    from hiveai.training.train import LABEL_DEPTH, SAMPLE_EVERY
+    from hiveai.training.train import HIDDEN, LABEL_DEPTH, RESULT_WEIGHT, SAMPLE_EVERY
     from hiveai.training.train import train as run_train
 
     try:
-        widths = tuple(int(w) for w in hidden.split(",") if w.strip())
+        widths = HIDDEN if hidden is None else tuple(int(w) for w in hidden.split(",") if w.strip())
         if not widths or min(widths) < 1:
             raise ValueError
     except ValueError:
@@ -798,7 +800,7 @@ def train(game_types: tuple[str, ...], games: int, eval_file: str | None, fit_ki
         run_train(out_dir, list(game_types) or ["Base+MLP"], games, data=data_dir, eval_file=eval_file,
                   fit_kind=fit_kind, selfplay_depth=selfplay_depth, label_depth=label_depth or LABEL_DEPTH,
                   sample_every=sample_every or SAMPLE_EVERY, random_plies=random_plies, use_book=book,
-                  seed=seed, hidden=widths, result_weight=result_weight,
+                  seed=seed, hidden=widths, result_weight=RESULT_WEIGHT if result_weight is None else result_weight,
                   frozen=tuple(n.strip() for n in freeze.split(",") if n.strip()), feature_set=feature_set,
                   concurrency=concurrency, cluster=cluster, output_file=output_path, against=against,
                   command=_command_line(),

@@ -132,6 +132,9 @@ def test_eval_file_labels_come_from_that_networks_search(tmp_path):
     refit = train(tmp_path / "out2", ["Base"], 0, data=store, eval_file=path, fit_kind="linear",
                   against="default", **dict(TINY, label_depth=2)).generation["match"]["Base"]
     assert "old:EvalFile" not in refit["command"] and refit["against"] == load_evaluation(None).id_for("Base")
+    builtin = train(tmp_path / "out4", ["Base"], 0, data=store, eval_file=path, fit_kind="linear",
+                    against="<Built-In>", **dict(TINY, label_depth=2)).generation["match"]["Base"]
+    assert builtin["against"] == refit["against"]  # EvalFile's name for the default, any case
     with pytest.raises(ValueError, match=f"'{tmp_path / 'nowhere.ini'}'"):
         train(tmp_path / "out3", ["Base"], 0, data=store, eval_file=path, fit_kind="linear",
               against=tmp_path / "nowhere.ini", **dict(TINY, label_depth=2))

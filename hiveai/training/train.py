@@ -105,7 +105,8 @@ FROZEN_BY_DEFAULT = ("tempo",)
 MATCH_GAMES = 100
 MATCH_TIME = 1.0
 MATCH_RANDOM_PLIES = 4
-# --against's word for the engine's default evaluation (no file).
+# --against's word for the engine's default evaluation (no file); the engine's own name for it,
+# EvalFile's "<built-in>" (hiveai.player.BUILTIN_WEIGHTS), is taken too.
 AGAINST_DEFAULT = "default"
 KEEP_RULE = ("kept if, after all {games} games, the lower end of new's 95 % Elo interval "
              "(games as samples) is above 0; otherwise rejected")
@@ -721,10 +722,11 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
     dataset only). ``feature_set``: the features a network is fitted on (None:
     :data:`NETWORK_FEATURE_SET`; a linear fit has its own and takes none).
     ``against``: what the declared match plays the new evaluation against: None for the
-    evaluation that labelled the data, :data:`AGAINST_DEFAULT` for the engine's default
+    evaluation that labelled the data, :data:`AGAINST_DEFAULT` (or ``<built-in>``) for the engine's default
     evaluation (a refit of older labels then plays what it would replace), or a network
     or weights file. ``command``: the command line, recorded with what it makes."""
     from hiveai.evaluation.features import FEATURE_SETS
+    from hiveai.player import BUILTIN_WEIGHTS
 
     if fit_kind not in FITS:
         raise ValueError(f"unknown fit {fit_kind!r}: {' or '.join(FITS)}")
@@ -738,8 +740,8 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
     if data_dir.resolve() == out.resolve():
         raise ValueError("the dataset needs a folder of its own, not the output folder")
     evaluation = load_evaluation(eval_file)
-    opponent = evaluation if against is None else Evaluation() if str(against) == AGAINST_DEFAULT \
-        else load_evaluation(against)
+    default = against is not None and str(against).lower() in (AGAINST_DEFAULT, BUILTIN_WEIGHTS.lower())
+    opponent = evaluation if against is None else Evaluation() if default else load_evaluation(against)
     with DirectoryLock(out), LabelStore.open(data_dir) as store:
         return _train(out, store, [Board(t).game_type_string for t in game_types], games, evaluation, fit_kind,
                       selfplay_depth, label_depth, sample_every, random_plies, use_book, seed, hidden, scale,
