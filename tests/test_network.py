@@ -220,10 +220,12 @@ def test_the_shipped_network_loads():
     assert net.meta["game_types"] == ["Base+MLP"]
 
 
-def test_hiveai_train_makes_the_shipped_networks_shape_and_features_by_default():
+def test_hiveai_train_makes_the_shipped_networks_shape_and_features_by_default(monkeypatch, tmp_path):
     """The shipped network's shape (its linear units aside), feature set and result weight are the
     pipeline's and the command's defaults, so the next generation starts from what a match kept."""
     import importlib
+
+    from click.testing import CliRunner
 
     from hiveai.cli import main
     from hiveai.evaluation.network import shipped_network
@@ -232,10 +234,23 @@ def test_hiveai_train_makes_the_shipped_networks_shape_and_features_by_default()
     net = shipped_network()
     assert (tuple(net.meta["hidden"]), net.feature_set) == (train.HIDDEN, train.NETWORK_FEATURE_SET)
     assert [w.shape[0] - 2 for w in net.weights[:-1]] == list(train.HIDDEN)  # two linear units per layer
+    assert net.meta["result_weight"] == train.RESULT_WEIGHT
     option = {p.name: p for p in main.commands["train"].params}
-    assert option["hidden"].default == ",".join(map(str, train.HIDDEN))
     assert f"[default: {train.NETWORK_FEATURE_SET}; network only]" in option["feature_set"].help
-    assert net.meta["result_weight"] == train.RESULT_WEIGHT == option["result_weight"].default
+    # `hiveai train` without --hidden or --result-weight passes the pipeline's own constants.
+    seen = {}
+
+    def capture(out, game_types, games, **kwargs):
+        seen.update(kwargs)
+        raise ValueError("captured")
+
+    monkeypatch.setattr(train, "train", capture)
+    result = CliRunner().invoke(main, ["train", "--games", "0", "--out", str(tmp_path / "out")])
+    assert "captured" in result.output, result.output
+    assert (seen["hidden"], seen["result_weight"]) == (train.HIDDEN, train.RESULT_WEIGHT)
+    CliRunner().invoke(main, ["train", "--games", "0", "--hidden", "8,4", "--result-weight", "0.5",
+                              "--out", str(tmp_path / "out")])
+    assert (seen["hidden"], seen["result_weight"]) == ((8, 4), 0.5)
 
 
 def test_the_default_evaluation_is_the_shipped_network_where_a_match_made_it_so(monkeypatch):
