@@ -121,9 +121,19 @@ class Page:
                        ".map(function (e) { return e.getAttribute('data-piece'); })")
 
     def click(self, css: str) -> None:
+        """Click the element ``css`` names, finding it again if the page redrew it between finding and clicking."""
+        from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.common.by import By
 
-        self.d.find_element(By.CSS_SELECTOR, css).click()
+        end = time.monotonic() + WAIT
+        while True:
+            try:
+                self.d.find_element(By.CSS_SELECTOR, css).click()
+                return
+            except StaleElementReferenceException:
+                if time.monotonic() > end:
+                    raise
+                time.sleep(0.05)
 
     def destinations(self) -> list[str]:
         return self.js("return Array.from(document.querySelectorAll('#board [data-move]'))"
