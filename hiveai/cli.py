@@ -729,9 +729,9 @@ def _command_line() -> str:
               help="Game type to play, label and fit (repeat; default Base+MLP).")
 @click.option("--games", type=click.IntRange(min=0), default=200, show_default=True,
               help="Self-play games per game type (0: fit on the dataset as it is).")
-@click.option("--eval-file", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--eval-file", type=click.Path(dir_okay=False), metavar="FILE|<built-in>",
               help="Self-play and label with this network or weights file (the linear fit starts from its "
-                   "weights) [default: the engine's default evaluation].")
+                   "weights) [default: the engine's default evaluation, which '<built-in>' also names].")
 @click.option("--fit", "fit_kind", type=click.Choice(["network", "linear"]), default="network", show_default=True,
               help="Fit a network, or the linear evaluation's weights (Texel's coordinate descent on the labels).")
 @click.option("--data", "data_dir", type=click.Path(file_okay=False), metavar="DIR",
@@ -760,7 +760,7 @@ def _command_line() -> str:
               help="Directory for games.jsonl, the fitted file and fit.json; a rerun resumes.")
 @click.option("--output", "output_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Where to write the network or weights [default: OUT/network.hnn or OUT/weights.ini].")
-@click.option("--against", metavar="FILE|default",
+@click.option("--against", metavar="FILE|default|<built-in>",
               help="What the declared match plays the new evaluation against: a network or weights file, or "
                    "'default' (or '<built-in>'), the engine's default evaluation (for a refit of labels an older evaluation made) "
                    "[default: the evaluation that labelled the data].")

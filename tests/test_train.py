@@ -135,6 +135,7 @@ def test_eval_file_labels_come_from_that_networks_search(tmp_path):
     builtin = train(tmp_path / "out4", ["Base"], 0, data=store, eval_file=path, fit_kind="linear",
                     against="<Built-In>", **dict(TINY, label_depth=2)).generation["match"]["Base"]
     assert builtin["against"] == refit["against"]  # EvalFile's name for the default, any case
+    assert load_evaluation(" <built-in>") == load_evaluation(None)  # --eval-file takes it too: no file read
     with pytest.raises(ValueError, match=f"'{tmp_path / 'nowhere.ini'}'"):
         train(tmp_path / "out3", ["Base"], 0, data=store, eval_file=path, fit_kind="linear",
               against=tmp_path / "nowhere.ini", **dict(TINY, label_depth=2))

@@ -109,6 +109,16 @@ LINEAR_WEIGHTS = "<linear>"
 PYTHON_EVALUATION = "<python>"
 
 
+def names_builtin(value: str | os.PathLike) -> bool:
+    """Whether an EvalFile value (or a command's evaluation argument) names the default
+    evaluation: :data:`BUILTIN_WEIGHTS` in any case, spaces around ignored.
+
+    >>> names_builtin("<Built-In> "), names_builtin("<linear>")
+    (True, False)
+    """
+    return os.fspath(value).strip().lower() == BUILTIN_WEIGHTS.lower()
+
+
 def check_level(level: int) -> int:
     """``level`` itself if it is a playing level; ValueError otherwise.
 
@@ -424,7 +434,7 @@ class Engine:
         from hiveai.evaluation.network import is_network_file, read_network
 
         path = os.fspath(path).strip()
-        builtin = path.lower() == BUILTIN_WEIGHTS.lower()
+        builtin = names_builtin(path)
         weights, network = self._weights, self._network
         try:
             if builtin:

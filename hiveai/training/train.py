@@ -106,7 +106,7 @@ MATCH_GAMES = 100
 MATCH_TIME = 1.0
 MATCH_RANDOM_PLIES = 4
 # --against's word for the engine's default evaluation (no file); the engine's own name for it,
-# EvalFile's "<built-in>" (hiveai.player.BUILTIN_WEIGHTS), is taken too.
+# EvalFile's "<built-in>" (hiveai.player.BUILTIN_WEIGHTS), is taken too, by load_evaluation.
 AGAINST_DEFAULT = "default"
 KEEP_RULE = ("kept if, after all {games} games, the lower end of new's 95 % Elo interval "
              "(games as samples) is above 0; otherwise rejected")
@@ -216,11 +216,13 @@ def keep_evaluation(directory: Path, evaluation: Evaluation, game_type: str) -> 
 
 def load_evaluation(path: str | Path | None) -> Evaluation:
     """The evaluation of ``path`` (a network file or a weights file, told apart as EvalFile
-    tells them), or the default for None; ValueError naming the file and the problem."""
+    tells them), or the default for None or EvalFile's ``<built-in>``; ValueError naming the
+    file and the problem."""
     from hiveai.evaluation.linear import read_weights_file
     from hiveai.evaluation.network import is_network_file, read_network
+    from hiveai.player import names_builtin
 
-    if path is None:
+    if path is None or names_builtin(path):
         return Evaluation()
     if is_network_file(path):
         read_network(path)  # refuses a malformed file here, not in every worker
@@ -726,7 +728,6 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
     evaluation (a refit of older labels then plays what it would replace), or a network
     or weights file. ``command``: the command line, recorded with what it makes."""
     from hiveai.evaluation.features import FEATURE_SETS
-    from hiveai.player import BUILTIN_WEIGHTS
 
     if fit_kind not in FITS:
         raise ValueError(f"unknown fit {fit_kind!r}: {' or '.join(FITS)}")
@@ -740,8 +741,10 @@ def train(out: str | Path, game_types: list[str], games: int, *, data: str | Pat
     if data_dir.resolve() == out.resolve():
         raise ValueError("the dataset needs a folder of its own, not the output folder")
     evaluation = load_evaluation(eval_file)
-    default = against is not None and str(against).lower() in (AGAINST_DEFAULT, BUILTIN_WEIGHTS.lower())
-    opponent = evaluation if against is None else Evaluation() if default else load_evaluation(against)
+    if against is None:
+        opponent = evaluation
+    else:
+        opponent = Evaluation() if str(against).strip().lower() == AGAINST_DEFAULT else load_evaluation(against)
     with DirectoryLock(out), LabelStore.open(data_dir) as store:
         return _train(out, store, [Board(t).game_type_string for t in game_types], games, evaluation, fit_kind,
                       selfplay_depth, label_depth, sample_every, random_plies, use_book, seed, hidden, scale,
