@@ -125,15 +125,14 @@ class Page:
         from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.common.by import By
 
-        end = time.monotonic() + WAIT
-        while True:
+        def clicked() -> bool:
             try:
                 self.d.find_element(By.CSS_SELECTOR, css).click()
-                return
+                return True
             except StaleElementReferenceException:
-                if time.monotonic() > end:
-                    raise
-                time.sleep(0.05)
+                return False
+
+        self.until(clicked, f"{css} to stay drawn long enough to click")
 
     def destinations(self) -> list[str]:
         return self.js("return Array.from(document.querySelectorAll('#board [data-move]'))"
