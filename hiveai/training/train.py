@@ -546,6 +546,17 @@ def match_seed(generation_id: str) -> int:
     return int(generation_id.split(":")[-1], 16) % 1_000_000
 
 
+def match_dir(out: Path, generation_id: str, game_type: str) -> Path:
+    """Where a generation's match in ``game_type`` is played: a folder of ``out`` named by both, so
+    that two generations fitted in the same ``--out`` (a run resumed with more games, say) do not
+    share one.
+
+    >>> match_dir(Path("gen"), "network:00000000002a", "Base").as_posix()
+    'gen/match-Base-00000000002a'
+    """
+    return out / f"match-{game_type}-{generation_id.split(':')[-1]}"
+
+
 def match_command(generation_id: str, new_file: Path, against: Evaluation, game_type: str, out: Path) -> str:
     """The match that decides whether a generation is kept in ``game_type``: the new
     evaluation against ``against`` (by default the one that labelled its data; see
@@ -554,12 +565,12 @@ def match_command(generation_id: str, new_file: Path, against: Evaluation, game_
     >>> print(match_command("network:00000000002a", Path("new.hnn"), Evaluation(), "Base", Path("gen")))
     ... # doctest: +NORMALIZE_WHITESPACE
     hiveai tournament --engine new=hiveai --engine old=hiveai --option new:EvalFile=new.hnn --time 1
-    --game-type Base --games 100 --random-plies 4 --seed 42 --concurrency 2 --out gen/match-Base
+    --game-type Base --games 100 --random-plies 4 --seed 42 --concurrency 2 --out gen/match-Base-00000000002a
     """
     old = f" --option old:EvalFile={against.path}" if against.path is not None else ""
     return (f"hiveai tournament --engine new=hiveai --engine old=hiveai --option new:EvalFile={new_file}{old} "
             f"--time {MATCH_TIME:g} --game-type {game_type} --games {MATCH_GAMES} --random-plies {MATCH_RANDOM_PLIES} "
-            f"--seed {match_seed(generation_id)} --concurrency 2 --out {out / ('match-' + game_type)}")
+            f"--seed {match_seed(generation_id)} --concurrency 2 --out {match_dir(out, generation_id, game_type)}")
 
 
 def read_generations(directory: str | Path) -> list[dict]:
@@ -824,7 +835,7 @@ def _train(out: Path, store: LabelStore, canonical: list[str], games: int, evalu
     for t in canonical:
         say(f"  {gen['match'][t]['command']}")
     say(f"  ({gen['match'][canonical[0]]['keep_rule']}); then: hiveai data record-match --data {store.directory} "
-        f"{gen['id']} {out / ('match-' + canonical[0])}")
+        f"{gen['id']} {match_dir(out, gen['id'], canonical[0])}")
     return result
 
 
