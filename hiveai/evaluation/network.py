@@ -39,6 +39,7 @@ import numpy as np
 
 from llvmlite import ir
 from numba import types
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
@@ -279,6 +280,15 @@ def kernel_net(net: Network | None) -> tuple:
     return flat, layout, ws, moves, np.zeros(N_FEATURES, dtype=np.float32), new_activations()
 
 
+_VEC = ir.VectorType(ir.FloatType(), LANES)
+
+
+def _lanes_at(context, builder, array_type, array, at):
+    """A pointer to ``array[at:at + LANES]`` as one vector of float32 (no bounds check)."""
+    data = make_array(array_type)(context, builder, value=array).data
+    return builder.bitcast(builder.gep(data, [at]), _VEC.as_pointer())
+
+
 @intrinsic
 def _add_scaled_lanes(typingctx, acc, at, w, wat, v):
     """``acc[at:at + LANES] += v * w[wat:wat + LANES]`` (float32 arrays, float32
@@ -294,20 +304,99 @@ def _add_scaled_lanes(typingctx, acc, at, w, wat, v):
 
     def codegen(context, builder, sig, args):
         acc_v, at_v, w_v, wat_v, v_v = args
-        vec = ir.VectorType(ir.FloatType(), LANES)
-        a = make_array(sig.args[0])(context, builder, value=acc_v)
-        weights = make_array(sig.args[2])(context, builder, value=w_v)
-        pa = builder.bitcast(builder.gep(a.data, [at_v]), vec.as_pointer())
-        pw = builder.bitcast(builder.gep(weights.data, [wat_v]), vec.as_pointer())
+        pa = _lanes_at(context, builder, sig.args[0], acc_v, at_v)
+        pw = _lanes_at(context, builder, sig.args[2], w_v, wat_v)
         v32 = context.cast(builder, v_v, sig.args[4], types.float32)
-        lane0 = builder.insert_element(ir.Constant(vec, ir.Undefined), v32, ir.Constant(ir.IntType(32), 0))
-        splat = builder.shuffle_vector(lane0, ir.Constant(vec, ir.Undefined),
+        lane0 = builder.insert_element(ir.Constant(_VEC, ir.Undefined), v32, ir.Constant(ir.IntType(32), 0))
+        splat = builder.shuffle_vector(lane0, ir.Constant(_VEC, ir.Undefined),
                                        ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
         total = builder.fadd(builder.load(pa, align=4), builder.fmul(splat, builder.load(pw, align=4)))
         builder.store(total, pa, align=4)
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+@intrinsic
+def _nonzero_lanes(typingctx, x, at):
+    """Bit set of the nonzero entries among ``x[at:at + LANES]`` (a float32
+    array; bit j for ``x[at + j]``), from one vector load and compare, without
+    bounds checks: the caller keeps the range inside the array. "Nonzero" is
+    ``!=`` as Python means it (a NaN counts, -0.0 does not)."""
+    if not (isinstance(x, types.Array) and x.dtype == types.float32):
+        return None
+    sig = types.int64(x, at)
+
+    def codegen(context, builder, sig, args):
+        p = _lanes_at(context, builder, sig.args[0], *args)
+        ne = builder.fcmp_unordered("!=", builder.load(p, align=4), ir.Constant(_VEC, None))
+        return builder.zext(builder.bitcast(ne, ir.IntType(LANES)), ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def _copy_lanes(typingctx, dst, at, src, sat):
+    """``dst[at:at + LANES] = src[sat:sat + LANES]`` (float32 arrays) as one
+    vector load and store, without bounds checks (the caller's ranges)."""
+    if not (isinstance(dst, types.Array) and isinstance(src, types.Array)
+            and dst.dtype == src.dtype == types.float32):
+        return None
+    sig = types.void(dst, at, src, sat)
+
+    def codegen(context, builder, sig, args):
+        dst_v, at_v, src_v, sat_v = args
+        ps = _lanes_at(context, builder, sig.args[2], src_v, sat_v)
+        builder.store(builder.load(ps, align=4), _lanes_at(context, builder, sig.args[0], dst_v, at_v), align=4)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _relu_lanes(typingctx, x, at):
+    """``x[at:at + LANES]``: each entry below zero set to zero (as ``if v <
+    0.0: v = 0.0`` would, so -0.0 and NaN stay), one vector compare and
+    select, without bounds checks (the caller's range)."""
+    if not (isinstance(x, types.Array) and x.dtype == types.float32):
+        return None
+    sig = types.void(x, at)
+
+    def codegen(context, builder, sig, args):
+        p = _lanes_at(context, builder, sig.args[0], *args)
+        zero = ir.Constant(_VEC, None)
+        v = builder.load(p, align=4)
+        builder.store(builder.select(builder.fcmp_ordered("<", v, zero), zero, v), p, align=4)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@counts_free
+def _add_columns(act, dst, flat, w0, n_out, vals, at, n_in):
+    """One layer's products: for each nonzero input ``vals[at + i]`` (``i <
+    n_in``, in input order), ``act[dst:dst + n_out] += vals[at + i]`` times
+    column i of the weights stored transposed at ``flat[w0:]``. The inputs
+    are read LANES at a time, one compare finding a block's nonzero entries
+    (visited lowest bit first, so in input order); a last partial block
+    entry by entry."""
+    i0 = 0
+    while i0 < n_in:
+        if i0 + LANES <= n_in:
+            nonzero = _nonzero_lanes(vals, at + i0)
+        else:
+            nonzero = 0
+            for j in range(n_in - i0):
+                if vals[at + i0 + j] != 0.0:
+                    nonzero |= 1 << j
+        while nonzero != 0:
+            i = i0 + trailing_zeros(nonzero)
+            nonzero &= nonzero - 1
+            v = vals[at + i]
+            col = w0 + i * n_out
+            for c in range(0, n_out, LANES):
+                _add_scaled_lanes(act, dst + c, flat, col + c, v)
+        i0 += LANES
 
 
 @counts_free(nogil=True)
@@ -323,44 +412,29 @@ def forward(flat, layout, x, act):
     zeroes about half of each hidden layer. Each output's sum is its bias plus
     its nonzero inputs' products in input order, as a dot product would add
     them (the instruction counts of both orders:
-    docs/measurements/2026-12-02-network-cost.md), and a column is added
-    LANES outputs at a time (_add_scaled_lanes; the widths are padded to whole
-    vectors; docs/measurements/2026-12-05-evalcost.md). The first layer,
-    which reads ``x``, has its own loop: a test per input in the loop over
-    the 151 inputs costs more than the products.
+    docs/measurements/2026-12-02-network-cost.md). Everything is done LANES
+    floats at a time (the widths are padded to whole vectors): the biases
+    copied, ReLU applied, the zero inputs found (_add_columns) and each column
+    added (_add_scaled_lanes; docs/measurements/2026-12-05-evalcost.md),
+    with no per-entry bounds checks, which cost more than the arithmetic at
+    these widths.
     """
     half = act.shape[0] // 2
-    n_layers = layout.shape[0]
-    n_out = layout[0, 0]
-    n_in = layout[0, 1]
-    w0 = layout[0, 2]
-    b0 = w0 + n_in * n_out
-    for o in range(n_out):
-        act[o] = flat[b0 + o]
-    for i in range(n_in):
-        v = x[i]
-        if v != 0.0:
-            col = w0 + i * n_out
-            for c in range(0, n_out, LANES):
-                _add_scaled_lanes(act, c, flat, col + c, v)
     src = 0
-    for layer in range(1, n_layers):
-        for o in range(n_out):
-            if act[src + o] < 0.0:
-                act[src + o] = 0.0
-        n_in = n_out
+    for layer in range(layout.shape[0]):
         n_out = layout[layer, 0]
+        n_in = layout[layer, 1]
         w0 = layout[layer, 2]
         b0 = w0 + n_in * n_out
-        dst = half - src
-        for o in range(n_out):
-            act[dst + o] = flat[b0 + o]
-        for i in range(n_in):
-            v = act[src + i]
-            if v != 0.0:
-                col = w0 + i * n_out
-                for c in range(0, n_out, LANES):
-                    _add_scaled_lanes(act, dst + c, flat, col + c, v)
+        dst = 0 if layer == 0 else half - src
+        for c in range(0, n_out, LANES):
+            _copy_lanes(act, dst + c, flat, b0 + c)
+        if layer == 0:
+            _add_columns(act, dst, flat, w0, n_out, x, 0, n_in)
+        else:
+            for c in range(0, n_in, LANES):
+                _relu_lanes(act, src + c)
+            _add_columns(act, dst, flat, w0, n_out, act, src, n_in)
         src = dst
     return act[src]
 
