@@ -389,11 +389,7 @@ def test_the_built_in_network_is_what_its_recorded_command_makes_from_the_kept_d
         assert len(x) > 5000
 
         def scores(n: Network) -> np.ndarray:
-            h = x.T
-            for i, (w, b) in enumerate(zip(n.weights, n.biases)):
-                h = w @ h + b[:, None]
-                h = np.maximum(h, 0) if i < len(n.weights) - 1 else h
-            return np.clip(h[0], -1, 1) * n.scale
+            return np.clip([n.forward_numpy(v) for v in x], -1, 1) * n.scale
 
         apart = np.abs(scores(made) - scores(net))
         assert apart.mean() < 25, f"held-out scores {apart.mean():.1f} apart on average (of {net.scale:g})"
