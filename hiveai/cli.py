@@ -139,10 +139,14 @@ def warmup() -> None:
     Later starts of the engine then load the compiled code instead of
     compiling it after the first command.
     """
+    from hiveai.player.levels import warm as warm_levels
+    from hiveai.rules.board import Board
+    from hiveai.search.searcher import WARM_GAME
     from hiveai.search.searcher import warmup as search_warmup
 
     start = time.perf_counter()
     search_warmup()
+    warm_levels(Board.parse(WARM_GAME))
     click.echo(f"hiveai warmup: kernels compiled and cached in {time.perf_counter() - start:.1f} s", err=True)
 
 

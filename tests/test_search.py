@@ -8,6 +8,7 @@ test_level.py."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -432,3 +433,46 @@ def test_every_search_kernel_loads_from_a_warm_cache_in_a_fresh_process():
     second = subprocess.run(args, capture_output=True, text=True, timeout=600)
     assert second.returncode == 0, second.stderr  # a crash on load would be -11
     assert second.stdout.strip() == "MISSES", second.stdout
+
+
+_SPLIT_WARMUP = """
+import hiveai.evaluation.features, hiveai.evaluation.linear, hiveai.evaluation.network, hiveai.search.negamax
+from hiveai.search.searcher import warmup
+warmup()
+loaded, compiled = [], []
+for mod in (hiveai.evaluation.features, hiveai.evaluation.linear, hiveai.evaluation.network, hiveai.search.negamax):
+    for name, obj in vars(mod).items():
+        stats = getattr(obj, "stats", None)
+        if stats is not None and getattr(obj, "__module__", None) == mod.__name__:
+            loaded += [f"{mod.__name__}.{name}"] * sum(stats.cache_hits.values())
+            compiled += [f"{mod.__name__}.{name}"] * sum(stats.cache_misses.values())
+print(" ".join(loaded), "|", " ".join(compiled))
+"""
+
+
+@pytest.mark.slow  # compiles every kernel from an empty cache (one to two minutes)
+@pytest.mark.integration
+def test_a_cold_warmup_compiles_the_evaluation_in_its_second_process(tmp_path):
+    """warmup() compiles the evaluation's kernels in a second process while it
+    compiles the rules'. That only saves time if the search then loads them from
+    the cache: compiled there with other argument types than the search's, this
+    process would compile them again (and every miss here says which). Then
+    `hiveai warmup` on that cache leaves nothing for a game to compile, the
+    playing levels' kernels included."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), PYTHONSAFEPATH="1")  # the installed hiveai
+    cold = subprocess.run([sys.executable, "-c", _SPLIT_WARMUP], capture_output=True, text=True, env=env, timeout=900)
+    assert cold.returncode == 0, cold.stderr
+    loaded, compiled = (part.split() for part in cold.stdout.split("|"))
+    # The search's leaf score and cached static evaluation, with every evaluation kernel
+    # linked in, came from the cache; this process compiled only the search's own kernels.
+    evaluation = {"hiveai.search.negamax._leaf_score", "hiveai.search.negamax._cached_eval"}
+    assert evaluation <= set(loaded), cold.stdout
+    assert "hiveai.search.negamax.negamax" in compiled, cold.stdout
+    assert not [k for k in compiled if k in evaluation or k.startswith("hiveai.evaluation.")], cold.stdout
+    cli = subprocess.run([sys.executable, "-m", "hiveai", "warmup"], capture_output=True, text=True, env=env,
+                         timeout=900)
+    assert cli.returncode == 0 and "kernels compiled and cached" in cli.stderr, cli.stderr
+    probe = subprocess.run([sys.executable, "-c", _CACHE_PROBE, MIDGAME], capture_output=True, text=True, env=env,
+                           timeout=600)
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.strip() == "MISSES", probe.stdout

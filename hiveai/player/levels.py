@@ -125,6 +125,16 @@ def allows_win(b, ws, moves, mv):
     return answer
 
 
+def warm(board: Board) -> None:
+    """Compile (or load from numba's cache) the levels' kernels, with one of
+    ``board``'s moves (it must have one): a game played below level 10 then
+    starts without compiling them."""
+    b = board.position_array.copy()
+    moves = np.zeros(2 * MAX_MOVES, dtype=np.int32)
+    winning_move(b, new_workspace(), moves, 0)
+    allows_win(b, new_workspace(), moves, board.legal_move_ints()[0])
+
+
 def choose(lines, settings: LevelSettings, rng: random.Random):
     """One of the multipv ``lines``, drawn as the module docstring says. The lines come best first,
     but a move an unfinished iteration proved better may head them with a score from that iteration,

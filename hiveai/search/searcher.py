@@ -33,10 +33,13 @@ games is :class:`hiveai.player.Engine`. :class:`Searcher` is the layer below bot
 from __future__ import annotations
 
 import queue
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -45,10 +48,10 @@ from hiveai.search.abdada import new_busy_table
 from hiveai.rules.board import Board, Move
 from hiveai.rules.board import warmup as board_warmup
 from hiveai.evaluation.linear import WEIGHT_NAMES, weights_for, weights_from_env
-from hiveai.search.negamax import search_root
+from hiveai.search.negamax import _leaf_score, search_root
 from hiveai.evaluation.network import Network, default_network
-from hiveai.rules.notation import move_to_string
-from hiveai.rules.position import HASH, do_move
+from hiveai.rules.notation import move_to_string, parse_game_type_string
+from hiveai.rules.position import HASH, do_move, new_position
 from hiveai.search.scratch import (
     CTL_GENERATION, CTL_ITER_DEPTH, CTL_NODE_LIMIT, CTL_NODES, CTL_NULL_MOVE, CTL_RFP, CTL_ROOT_MOVE,
     CTL_ROOT_SCORE, CTL_ROOT_VALID, CTL_SHARED, CTL_STOP, CTL_TT_HITS, CTL_TT_PROBES, MAX_PLY, Scratch,
@@ -67,6 +70,9 @@ WARM_GAME = "Base+MLP;InProgress;White[3];wP;bM wP-;wQ \\wP;bQ bM-"
 # Where a played move came from (SearchResult.source): the search, the opening book
 # (hiveai.player.book), or a playing level's choice among the searched moves (hiveai.player.levels).
 SEARCH, BOOK, LEVEL = "search", "book", "level"
+# How long warmup() waits for the process compiling the evaluation's kernels (cold, about a
+# minute on a 2-core machine) before it stops it and compiles the rest itself.
+WARM_HELPER_SECONDS = 600.0
 # How often the waiting thread checks the clock and the stop flag (seconds).
 POLL_INTERVAL = 0.002
 # The ctl slot each search switch (hiveai.switches.SEARCH_SWITCHES) is written to.
@@ -528,7 +534,65 @@ def _pv_moves(board: Board, pv: list[int]) -> list[Move]:
     return out
 
 
+def _evaluation_args() -> tuple:
+    """Arguments for the search's leaf score (negamax._leaf_score) of an empty
+    Base+MLP board with the built-in network, of the types the search passes."""
+    searcher = Searcher(tt_mb=1)
+    main = searcher._main
+    main.use_network(searcher.network_for("Base+MLP"))
+    b = new_position(parse_game_type_string("Base+MLP"))
+    return (b, main.ws, weights_for(searcher.weights, "Base+MLP"), main.net, main.sd, np.zeros(4, dtype=np.int64),
+            searcher.ctl, np.int64(1), np.int64(1), np.int64(0), np.int64(-1))
+
+
+def warm_evaluation() -> None:
+    """Compile (or load from numba's cache) the evaluation's kernels, network and
+    linear, as the search calls them: one leaf score (see :func:`warmup`)."""
+    _leaf_score(*_evaluation_args())
+
+
+def _evaluation_cached() -> bool:
+    """Whether numba's cache holds the leaf score, and with it the evaluation's
+    kernels, for the search's argument types (numba's own lookup, which also
+    checks the source file's stamp). True when numba's JIT is off."""
+    cache = getattr(_leaf_score, "_cache", None)
+    if cache is None:
+        return True
+    signature = tuple(_leaf_score.typeof_pyval(a) for a in _evaluation_args())
+    return cache.load_overload(signature, _leaf_score.targetctx) is not None
+
+
 def warmup() -> None:
-    """Compile (or load from numba's cache) every kernel the engine uses."""
-    board_warmup()
+    """Compile (or load from numba's cache) every kernel the engine uses.
+
+    From a cold cache that is a minute or more of numba's typing and LLVM's
+    optimisation, one kernel at a time (numba compiles under one global lock).
+    The rules' entry points (move generation, perft, make and unmake) and the
+    evaluation's (features, network, linear) call few kernels in common, so a
+    second Python process compiles the evaluation's
+    (:func:`warm_evaluation`) into the same disk cache while this one compiles
+    the rules'; the search's own kernels then load both halves from the cache.
+    If that process cannot run or fails, or the cache cannot be written, this
+    process compiles what is missing itself: the same kernels, only later. With
+    the evaluation already in the cache no second process starts.
+    """
+    helper = None
+    if not _evaluation_cached():
+        package_root = str(Path(__file__).resolve().parents[2])  # where this hiveai is imported from
+        code = (f"import sys; sys.path.insert(0, {package_root!r}); "
+                "from hiveai.search.searcher import warm_evaluation; warm_evaluation()")
+        try:
+            helper = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL)
+        except OSError:
+            pass
+    try:
+        board_warmup()
+    finally:
+        if helper is not None:
+            try:
+                helper.wait(timeout=WARM_HELPER_SECONDS)
+            except subprocess.TimeoutExpired:
+                helper.kill()
+                helper.wait()
     Searcher(tt_mb=1).warm()
