@@ -270,57 +270,60 @@ _GROUP_SIZE = MAX_MOVES - 1
 @counts_free
 def _border_groups(b, ws, moves):
     """Label the empty cells next to the hive with their slide group: the
-    cell's group in ws[WS_LOW + cell] (free scratch outside find_pinned), each
+    cell's group times four in ws[WS_LOW + cell] (free scratch outside
+    find_pinned; the low two bits: the colours of the stacks around it), each
     group's size at moves[_GROUP_SIZE - group]. Returns (White's placement
     cells, Black's): the cells whose neighbours are all of that colour.
 
-    Each piece's empty neighbours not labelled yet start a group, flooded by
-    sliding steps (nothing lifted), each cell's occupied neighbours read for
-    their colours on the way.
+    Each stack's empty neighbours not labelled yet start a group, flooded by
+    sliding steps (nothing lifted). The colours come from the same walk over
+    the stacks: every empty neighbour of a stack takes its colour's bit, so
+    that no cell's neighbours are read twice.
     """
     renew_stamps(ws)
     seen = new_stamp(ws)
     groups = 0
-    white_cells = 0
-    black_cells = 0
+    tail = 0  # the queue keeps every group's cells, one group after another
     for p in range(N_PIECES):
         c = b[POS + p]
         if c < 0 or b[TOP + c] != p:
             continue
+        colour = 2 if p >= PIECES_PER_COLOUR else 1  # bit 0: a White stack next to the cell, bit 1: a Black one
         empty = ~b[NBR + c] & ALL_NEIGHBOURS
         while empty != 0:
             e = (c + DIR_STEP[LOWEST_BIT[empty]]) & CELL_MASK
             empty &= empty - 1
             if ws[WS_MARK + e] == seen:
+                ws[WS_LOW + e] |= colour
                 continue
             ws[WS_MARK + e] = seen
-            ws[WS_LOW + e] = groups
-            ws[WS_QUEUE] = e
-            head, tail = 0, 1
+            ws[WS_LOW + e] = (groups << 2) | colour
+            ws[WS_QUEUE + tail] = e
+            start = tail
+            head = tail
+            tail += 1
             while head < tail:
                 x = ws[WS_QUEUE + head]
                 head += 1
-                around = b[NBR + x] & ALL_NEIGHBOURS
-                colours = 0  # bit 0: a White stack next to x, bit 1: a Black one
-                while around != 0:
-                    q = b[TOP + ((x + DIR_STEP[LOWEST_BIT[around]]) & CELL_MASK)]
-                    around &= around - 1
-                    colours |= 2 if q >= PIECES_PER_COLOUR else 1
-                if colours == 1:
-                    white_cells += 1
-                elif colours == 2:
-                    black_cells += 1
                 steps = slide_directions(b, x, x)
                 while steps != 0:
                     y = (x + DIR_STEP[LOWEST_BIT[steps]]) & CELL_MASK
                     steps &= steps - 1
                     if ws[WS_MARK + y] != seen:
                         ws[WS_MARK + y] = seen
-                        ws[WS_LOW + y] = groups
+                        ws[WS_LOW + y] = groups << 2  # its colours come when its stacks are walked
                         ws[WS_QUEUE + tail] = y
                         tail += 1
-            moves[_GROUP_SIZE - groups] = tail
+            moves[_GROUP_SIZE - groups] = tail - start
             groups += 1
+    white_cells = 0
+    black_cells = 0
+    for i in range(tail):
+        colours = ws[WS_LOW + ws[WS_QUEUE + i]] & 3
+        if colours == 1:
+            white_cells += 1
+        elif colours == 2:
+            black_cells += 1
     return white_cells, black_cells
 
 
@@ -335,7 +338,7 @@ def _slide_reach(b, ws, moves, c):
     while steps != 0:
         y = (c + DIR_STEP[LOWEST_BIT[steps]]) & CELL_MASK
         steps &= steps - 1
-        g = ws[WS_LOW + y]
+        g = ws[WS_LOW + y] >> 2
         if g == g0 or g == g1:
             continue
         if g0 < 0:
